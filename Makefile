@@ -1,0 +1,28 @@
+# The README's two commands: `make book` builds the site, `make test` runs every test.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: book test env student instructor notebooks bench clean
+
+$(STAMP): requirements.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -r requirements.txt
+	touch $(STAMP)
+
+env: $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	@echo "The book is in _build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf _build

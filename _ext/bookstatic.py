@@ -1,0 +1,34 @@
+"""Sphinx extension: serve plotly.js from the site itself and keep figures in the theme.
+
+The book's static figures are HTML divs drawn with ``include_plotlyjs=False``; this
+extension copies the plotly.js that the installed plotly package ships into the site's
+``_static`` folder, loads it on every page, and loads ``book-plotly.js``, which
+re-colours every figure when the reader switches between light and dark theme.
+No page loads anything from outside the site.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import plotly
+
+PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
+
+
+def _add_plotly_static(app, config) -> None:
+    """Put plotly.min.js in a build-side folder and add it to html_static_path."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(app.doctreedir)), "plotly-static")
+    os.makedirs(folder, exist_ok=True)
+    dest = os.path.join(folder, "plotly.min.js")
+    if not os.path.exists(dest) or os.path.getsize(dest) != os.path.getsize(PLOTLY_JS):
+        shutil.copyfile(PLOTLY_JS, dest)
+    config.html_static_path = list(config.html_static_path) + [folder]
+
+
+def setup(app):
+    app.add_js_file("plotly.min.js", priority=400)
+    # book-plotly.js and book.css sit in the book's _static folder, which Jupyter Book
+    # loads on every page by itself.
+    app.connect("config-inited", _add_plotly_static)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,54 @@
+"""Why the roof moves: peak = SMs x lanes x 2 x clock, and a power cap that sets the clock.
+
+The power model is the simplest one that fits the source notes' T4 measurements:
+board power = idle + k x clock, where k (W/Hz) depends on the work. Under a power
+limit the card runs at min(max_clock, (limit - idle) / k).
+"""
+from __future__ import annotations
+
+from . import _check
+
+#: Watts drawn by an idle T4 (an estimate; the notes give the loaded points only).
+T4_IDLE_W = 10.0
+#: The source notes' sustained T4 measurements: (TFLOP/s, clock Hz, watts) per workload.
+T4_MEASURED = {
+    "fma_fp32": (6.8e12, 1365e6, 67.0),
+    "matmul_fp32": (3.5e12, 705e6, 66.0),
+    "matmul_fp16_tensor": (21e12, 570e6, 67.0),
+}
+T4_MAX_CLOCK_HZ = 1590e6
+T4_POWER_LIMIT_W = 70.0
+
+
+def peak(sms: int, lanes_per_sm: int, clock_hz: float, flops_per_lane_cycle: float = 2.0) -> float:
+    """Peak FLOP/s: sms x lanes x flops per lane per cycle (2 for an FMA) x clock."""
+    return (_check.count("sms", sms) * _check.count("lanes_per_sm", lanes_per_sm) *
+            _check.positive("flops_per_lane_cycle", flops_per_lane_cycle) *
+            _check.positive("clock_hz", clock_hz))
+
+
+def watts_per_hz(watts: float, clock_hz: float, idle_w: float = T4_IDLE_W) -> float:
+    """The workload's k in W/Hz from one measured (power, clock) point."""
+    w = _check.positive("watts", watts)
+    idle = _check.non_negative("idle_w", idle_w)
+    if w <= idle:
+        raise ValueError(f"watts must exceed idle_w ({idle} W); got {watts!r}")
+    return (w - idle) / _check.positive("clock_hz", clock_hz)
+
+
+def sustained_clock(power_limit_w: float, k_w_per_hz: float, max_clock_hz: float,
+                    idle_w: float = T4_IDLE_W) -> float:
+    """Clock (Hz) the card holds under a power limit: min(max, (limit - idle) / k)."""
+    limit = _check.positive("power_limit_w", power_limit_w)
+    idle = _check.non_negative("idle_w", idle_w)
+    k = _check.positive("k_w_per_hz", k_w_per_hz)
+    top = _check.positive("max_clock_hz", max_clock_hz)
+    return max(0.0, min(top, (limit - idle) / k))
+
+
+def t4_workload_clock(workload: str, power_limit_w: float = T4_POWER_LIMIT_W,
+                      max_clock_hz: float = T4_MAX_CLOCK_HZ) -> float:
+    """The model's T4 clock for one of T4_MEASURED's workloads under a power limit."""
+    w = _check.choice("workload", workload, T4_MEASURED)
+    _, clock, watts = T4_MEASURED[w]
+    return sustained_clock(power_limit_w, watts_per_hz(watts, clock), max_clock_hz)

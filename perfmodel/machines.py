@@ -1,0 +1,294 @@
+"""Machines: the ceilings of each chip, every figure with its provenance.
+
+A :class:`Machine` holds peak arithmetic rates per compute unit (FLOP/s), bandwidths
+per memory level (byte/s) and the fixed launch toll (seconds). Every figure is a
+:class:`Figure` that says where it came from: a vendor datasheet, the source notes'
+measurements, or a lab run. Tensor-core peaks are dense (2:4-sparse peaks are twice
+these and apply only to weights in that pattern).
+
+>>> t4 = get("T4")
+>>> round(t4.ridge("fp32"))
+25
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+from . import _check
+
+#: Compute units, in the order the book shows them.
+UNITS = ("fp32", "fp64", "fp16_tensor", "bf16_tensor", "fp8_tensor", "fp4_tensor")
+#: Memory levels, from the host link up to L1.
+LEVELS = ("pcie", "dram", "l2", "l1")
+UNIT_LABELS = {
+    "fp32": "FP32 cores", "fp64": "FP64", "fp16_tensor": "FP16 tensor",
+    "bf16_tensor": "BF16 tensor", "fp8_tensor": "FP8 tensor", "fp4_tensor": "FP4 tensor",
+}
+LEVEL_LABELS = {"pcie": "PCIe (host link)", "dram": "DRAM/HBM", "l2": "L2 cache", "l1": "L1 cache"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number with its provenance: ``value`` in SI units, ``source`` in words."""
+
+    value: float
+    source: str
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One chip's ceilings.
+
+    peaks: compute unit -> Figure of FLOP/s; bandwidths: level -> Figure of byte/s;
+    launch_overhead: Figure of seconds for one operation launched and waited for.
+    sms, fp32_lanes_per_sm and clock_hz (boost clock, Hz) describe the hardware where
+    known (0 when not). kind is "gpu" or "cpu".
+    """
+
+    name: str
+    description: str
+    kind: str
+    peaks: Mapping[str, Figure]
+    bandwidths: Mapping[str, Figure]
+    launch_overhead: Figure
+    sms: int = 0
+    fp32_lanes_per_sm: int = 0
+    clock_hz: float = 0.0
+    power_limit_w: float = 0.0
+    memory: str = ""
+    memory_bytes: float = 0.0
+    measured: bool = False
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+    def units(self) -> list[str]:
+        """The compute units this machine has, in the book's order."""
+        return [u for u in UNITS if u in self.peaks]
+
+    def levels(self) -> list[str]:
+        """The memory levels with a known bandwidth, in the book's order."""
+        return [lvl for lvl in LEVELS if lvl in self.bandwidths]
+
+    def peak_flops(self, unit: str = "fp32") -> float:
+        """Peak rate of a compute unit in FLOP/s (dense). Unknown unit -> ValueError."""
+        if not isinstance(unit, str) or unit.lower() not in self.peaks:
+            raise ValueError(
+                f"unit must be one of {', '.join(self.units())} for {self.name}; got {unit!r}")
+        return float(self.peaks[unit.lower()].value)
+
+    def bandwidth(self, level: str = "dram") -> float:
+        """Bandwidth of a memory level in byte/s (bytes read + written per second)."""
+        if not isinstance(level, str) or level.lower() not in self.bandwidths:
+            raise ValueError(
+                f"level must be one of {', '.join(self.levels())} for {self.name}; got {level!r}")
+        return float(self.bandwidths[level.lower()].value)
+
+    def ridge(self, unit: str = "fp32", level: str = "dram") -> float:
+        """Machine balance in FLOP/byte: peak_flops(unit) / bandwidth(level)."""
+        return self.peak_flops(unit) / self.bandwidth(level)
+
+    def source(self, what: str) -> str:
+        """Provenance of a unit's peak, a level's bandwidth, or "launch_overhead"."""
+        if what == "launch_overhead":
+            return self.launch_overhead.source
+        if what in self.peaks:
+            return self.peaks[what].source
+        if what in self.bandwidths:
+            return self.bandwidths[what].source
+        raise ValueError(f"what must be a unit, a level or 'launch_overhead'; got {what!r}")
+
+    def with_clock(self, clock_hz: float) -> "Machine":
+        """This machine with every compute peak scaled to another SM clock (Hz)."""
+        clock_hz = _check.positive("clock_hz", clock_hz)
+        if not self.clock_hz:
+            raise ValueError(f"{self.name} has no clock to scale from")
+        k = clock_hz / self.clock_hz
+        peaks = {u: Figure(f.value * k, f"{f.source}, scaled to {clock_hz / 1e6:.0f} MHz")
+                 for u, f in self.peaks.items()}
+        return replace(self, name=f"{self.name} @ {clock_hz / 1e6:.0f} MHz", peaks=peaks,
+                       clock_hz=clock_hz)
+
+
+def _fig(value: float, source: str) -> Figure:
+    return Figure(float(value), source)
+
+
+_NOTES = "the source notes (measured on a Tesla T4)"
+
+
+def _t4() -> Machine:
+    ds = "NVIDIA T4 datasheet"
+    return Machine(
+        name="T4", description="NVIDIA Tesla T4 (Turing, 70 W, GDDR6)", kind="gpu",
+        peaks={"fp32": _fig(8.1e12, ds + " (40 SMs x 64 lanes x 2 x 1.59 GHz)"),
+               "fp64": _fig(8.1e12 / 32, ds + " (1/32 of FP32)"),
+               "fp16_tensor": _fig(65e12, ds)},
+        bandwidths={"pcie": _fig(12.3e9, _NOTES + ", pinned host-to-device copy"),
+                    "dram": _fig(320e9, ds + " (256-bit bus x 10 Gb/s)"),
+                    "l2": _fig(1.1e12, _NOTES), "l1": _fig(3.9e12, _NOTES)},
+        launch_overhead=_fig(20e-6, _NOTES + ": one add launched and waited for"),
+        sms=40, fp32_lanes_per_sm=64, clock_hz=1.59e9, power_limit_w=70,
+        memory="GDDR6", memory_bytes=16e9)
+
+
+def _a100() -> Machine:
+    ds = "NVIDIA A100 SXM 80GB datasheet"
+    return Machine(
+        name="A100", description="NVIDIA A100 SXM 80GB (Ampere, HBM2e)", kind="gpu",
+        peaks={"fp32": _fig(19.5e12, ds), "fp64": _fig(9.7e12, ds),
+               "fp16_tensor": _fig(312e12, ds + ", dense"),
+               "bf16_tensor": _fig(312e12, ds + ", dense")},
+        bandwidths={"pcie": _fig(32e9, "PCIe Gen4 x16, nominal"),
+                    "dram": _fig(2.039e12, ds)},
+        launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
+        sms=108, fp32_lanes_per_sm=64, clock_hz=1.41e9, power_limit_w=400,
+        memory="HBM2e", memory_bytes=80e9)
+
+
+def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str) -> Machine:
+    return Machine(
+        name=name, description=f"NVIDIA {name} SXM (Hopper, {memory})", kind="gpu",
+        peaks={"fp32": _fig(66.9e12, ds + " (132 SMs x 128 lanes x 2 x 1.98 GHz)"),
+               "fp64": _fig(33.5e12, ds),
+               "fp16_tensor": _fig(989e12, ds + ", dense"),
+               "bf16_tensor": _fig(989e12, ds + ", dense"),
+               "fp8_tensor": _fig(1979e12, ds + ", dense")},
+        bandwidths={"pcie": _fig(64e9, "PCIe Gen5 x16, nominal"), "dram": _fig(dram, ds)},
+        launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
+        sms=132, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=700,
+        memory=memory, memory_bytes=mem_bytes)
+
+
+def _b200() -> Machine:
+    ds = "NVIDIA HGX B200 datasheet, per GPU"
+    return Machine(
+        name="B200", description="NVIDIA B200 (Blackwell, HBM3e)", kind="gpu",
+        peaks={"fp32": _fig(75e12, ds), "fp64": _fig(37e12, ds),
+               "fp16_tensor": _fig(2.25e15, ds + ", dense"),
+               "bf16_tensor": _fig(2.25e15, ds + ", dense"),
+               "fp8_tensor": _fig(4.5e15, ds + ", dense"),
+               "fp4_tensor": _fig(9e15, ds + ", dense")},
+        bandwidths={"pcie": _fig(64e9, "PCIe Gen5 x16, nominal"), "dram": _fig(8e12, ds)},
+        launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
+        sms=148, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=1000,
+        memory="HBM3e", memory_bytes=180e9)
+
+
+def _cpu() -> Machine:
+    return Machine(
+        name="CPU", description="The source notes' CPU: Intel Xeon 2.0 GHz, 2 threads (Kaggle)",
+        kind="cpu",
+        peaks={"fp32": _fig(215e9, _NOTES + ": largest CPU matmuls")},
+        bandwidths={"dram": _fig(23e9, _NOTES + ": largest CPU additions")},
+        launch_overhead=_fig(4e-6, _NOTES + ": 3-6 us per PyTorch op on the CPU"),
+        clock_hz=2.0e9)
+
+
+_BUILDERS = {
+    "t4": _t4, "a100": _a100,
+    "h100": lambda: _hopper("H100", 3.35e12, 80e9, "HBM3", "NVIDIA H100 SXM datasheet"),
+    "h200": lambda: _hopper("H200", 4.8e12, 141e9, "HBM3e", "NVIDIA H200 SXM datasheet"),
+    "b200": _b200, "cpu": _cpu,
+}
+_MACHINES = {key: build() for key, build in _BUILDERS.items()}
+
+
+def names() -> list[str]:
+    """Names of the built-in machines, GPUs first."""
+    return [m.name for m in _MACHINES.values()]
+
+
+def get(name: str | Machine) -> Machine:
+    """The machine of that name (case-insensitive); a Machine passes through unchanged."""
+    if isinstance(name, Machine):
+        return name
+    if isinstance(name, str) and name.lower() in _MACHINES:
+        return _MACHINES[name.lower()]
+    raise ValueError(f"machine must be one of {', '.join(names())}; got {name!r}")
+
+
+def all_machines() -> list[Machine]:
+    """Every built-in machine, in the order of :func:`names`."""
+    return list(_MACHINES.values())
+
+
+def measured(name: str, peaks: Mapping[str, float], bandwidths: Mapping[str, float], *,
+             source: str, launch_overhead: float | None = None, base: str | Machine | None = None,
+             sms: int = 0, fp32_lanes_per_sm: int = 0, clock_hz: float = 0.0) -> Machine:
+    """A Machine from measured ceilings (FLOP/s per unit, byte/s per level).
+
+    Figures not given are taken from ``base`` (a datasheet machine) when one is named,
+    and keep their datasheet provenance.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}")
+    base_m = get(base) if base is not None else None
+    p = dict(base_m.peaks) if base_m else {}
+    b = dict(base_m.bandwidths) if base_m else {}
+    for unit, value in peaks.items():
+        _check.choice("peaks unit", unit, UNITS)
+        p[unit] = Figure(_check.positive(f"peaks[{unit!r}]", value), source)
+    for level, value in bandwidths.items():
+        _check.choice("bandwidths level", level, LEVELS)
+        b[level] = Figure(_check.positive(f"bandwidths[{level!r}]", value), source)
+    if "fp32" not in p or "dram" not in b:
+        raise ValueError("a measured machine needs at least an fp32 peak and a dram bandwidth")
+    if launch_overhead is not None:
+        toll = Figure(_check.non_negative("launch_overhead", launch_overhead), source)
+    elif base_m is not None:
+        toll = base_m.launch_overhead
+    else:
+        toll = Figure(10e-6, "typical synchronised launch, order of magnitude")
+    return Machine(
+        name=name, description=f"{name} ({source})", kind="gpu", peaks=p, bandwidths=b,
+        launch_overhead=toll, sms=sms or (base_m.sms if base_m else 0),
+        fp32_lanes_per_sm=fp32_lanes_per_sm or (base_m.fp32_lanes_per_sm if base_m else 0),
+        clock_hz=clock_hz or (base_m.clock_hz if base_m else 0.0),
+        power_limit_w=base_m.power_limit_w if base_m else 0.0,
+        memory=base_m.memory if base_m else "", memory_bytes=base_m.memory_bytes if base_m else 0.0,
+        measured=True)
+
+
+def _summary(results: Iterable[Mapping], lab: str) -> Mapping | None:
+    for r in results:
+        if isinstance(r, Mapping) and r.get("lab") == lab:
+            return r.get("summary") or {}
+    return None
+
+
+def from_results(*results: Mapping, name: str | None = None) -> Machine:
+    """The roofline of a measured GPU, from lab results (dicts with lab/context/summary).
+
+    Uses the ``intensity`` lab's ``fma_flops`` (FP32 peak) and ``copy_bandwidth`` (DRAM),
+    and where present the ``paradox`` lab's ``launch_sync_s``, the ``pcie`` lab's
+    ``pinned_bandwidth`` and the ``clocks`` lab's ``tensor_fp16_flops``. Missing units
+    come from the datasheet machine of the same name when the GPU is one of ours.
+    """
+    if not results:
+        raise ValueError("results must hold at least the 'intensity' lab's result")
+    intensity = _summary(results, "intensity")
+    if intensity is None:
+        raise ValueError("results must include the 'intensity' lab's result "
+                         "(it holds fma_flops and copy_bandwidth)")
+    ctx = next(r.get("context", {}) for r in results if r.get("lab") == "intensity")
+    gpu = str(ctx.get("gpu_name", "measured GPU"))
+    base = next((m.name for m in all_machines() if m.kind == "gpu" and m.name in gpu.upper()), None)
+    peaks = {"fp32": intensity["fma_flops"]}
+    bws = {"dram": intensity["copy_bandwidth"]}
+    toll = None
+    paradox = _summary(results, "paradox")
+    if paradox and paradox.get("launch_sync_s"):
+        toll = paradox["launch_sync_s"]
+    pcie = _summary(results, "pcie")
+    if pcie and pcie.get("pinned_bandwidth"):
+        bws["pcie"] = pcie["pinned_bandwidth"]
+    clocks = _summary(results, "clocks")
+    if clocks and clocks.get("tensor_fp16_flops"):
+        peaks["fp16_tensor"] = clocks["tensor_fp16_flops"]
+    date = str(ctx.get("date", ""))[:10]
+    return measured(name or f"{gpu} (measured)", peaks, bws,
+                    source=f"measured by the book's labs on {gpu} {date}".strip(),
+                    launch_overhead=toll, base=base, sms=int(ctx.get("sms", 0) or 0))

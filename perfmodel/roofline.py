@@ -1,0 +1,95 @@
+"""The roofline: attainable = min(P, I x B), and the time model t = t0 + max(F/P, D/B).
+
+P is the peak of the compute unit the operation uses (FLOP/s), B the DRAM bandwidth
+(byte/s), I the operation's intensity (FLOP/byte), t0 the launch toll (s). Host-device
+copies over PCIe are serial with the kernel and add D_pcie / B_pcie.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from . import _check
+from .machines import Machine, get
+from .ops import Op
+
+
+def attainable(machine: Machine | str, intensity: float, unit: str = "fp32",
+               level: str = "dram") -> float:
+    """Attainable FLOP/s at an intensity (FLOP/byte): min(peak, intensity x bandwidth)."""
+    m = get(machine)
+    i = _check.positive("intensity", intensity, allow_inf=True)
+    return min(m.peak_flops(unit), i * m.bandwidth(level))
+
+
+def ridge(machine: Machine | str, unit: str = "fp32", level: str = "dram") -> float:
+    """The ridge point (machine balance) in FLOP/byte."""
+    return get(machine).ridge(unit, level)
+
+
+def bound(machine: Machine | str, op: Op, unit: str = "fp32") -> str:
+    """"memory" when the op's intensity is below the ridge, else "compute"."""
+    _op(op)
+    return "memory" if op.intensity < ridge(machine, unit) else "compute"
+
+
+def compute_time(machine: Machine | str, op: Op, unit: str = "fp32") -> float:
+    """F / P in seconds."""
+    return _op(op).flops / get(machine).peak_flops(unit)
+
+
+def memory_time(machine: Machine | str, op: Op) -> float:
+    """D / B in seconds (DRAM)."""
+    return _op(op).bytes / get(machine).bandwidth("dram")
+
+
+def time(machine: Machine | str, op: Op, unit: str = "fp32", overhead: float = 0.0,
+         pcie_bytes: float = 0.0) -> float:
+    """Predicted seconds: overhead + max(F/P, D/B) + pcie_bytes / B_pcie.
+
+    overhead is the launch toll t0 in seconds (0 gives the speed-of-light time);
+    pcie_bytes are bytes copied between host and device around the kernel.
+    """
+    t0 = _check.non_negative("overhead", overhead)
+    pcie = _check.non_negative("pcie_bytes", pcie_bytes)
+    m = get(machine)
+    t = t0 + max(compute_time(m, op, unit), memory_time(m, op))
+    if pcie:
+        t += pcie / m.bandwidth("pcie")
+    return t
+
+
+def speed_of_light(machine: Machine | str, op: Op, unit: str = "fp32") -> float:
+    """The floor: max(F/P, D/B) in seconds, no toll."""
+    return time(machine, op, unit)
+
+
+def fraction_of_roof(machine: Machine | str, op: Op, seconds: float, unit: str = "fp32") -> float:
+    """Achieved FLOP/s of a measured time over the attainable FLOP/s at the op's intensity."""
+    t = _check.positive("seconds", seconds)
+    return (op.flops / t) / attainable(machine, op.intensity, unit)
+
+
+def breakeven(make_op: Callable[[int], Op], sizes: Iterable[int], slow: Machine | str,
+              fast: Machine | str, unit: str = "fp32", slow_overhead: float | None = None,
+              fast_overhead: float | None = None, fast_pcie: Callable[[int], float] | None = None
+              ) -> int | None:
+    """The first size at which ``fast`` is predicted quicker than ``slow`` (None if never).
+
+    Each machine pays its own launch toll unless an overhead is given; ``fast_pcie``
+    maps a size to the bytes that must cross the host link for the fast machine.
+    """
+    a, b = get(slow), get(fast)
+    ta0 = a.launch_overhead.value if slow_overhead is None else slow_overhead
+    tb0 = b.launch_overhead.value if fast_overhead is None else fast_overhead
+    for n in sizes:
+        op = make_op(n)
+        pcie = fast_pcie(n) if fast_pcie else 0.0
+        if time(b, op, unit, tb0, pcie) < time(a, op, unit, ta0):
+            return n
+    return None
+
+
+def _op(op: Op) -> Op:
+    if not isinstance(op, Op):
+        raise ValueError(f"op must be a perfmodel.ops.Op, got {type(op).__name__}")
+    return op

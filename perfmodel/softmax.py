@@ -1,0 +1,105 @@
+"""The online softmax (FlashAttention's core): a running state (m, l, u) per query row.
+
+For scores s_j and values v_j over a set A of keys:
+m = max s_j, l = sum exp(s_j - m), u = sum exp(s_j - m) v_j; the output is u / l.
+Two states merge with m' = max(m_A, m_B), alpha = exp(m_A - m'), beta = exp(m_B - m'):
+l' = alpha l_A + beta l_B, u' = alpha u_A + beta u_B. Masked scores are -inf; a state
+with no valid score is (-inf, 0, 0) and merging it changes nothing (no NaN).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _check
+
+
+class State(NamedTuple):
+    """Running maximum m, denominator l, weighted sum u (scalar or vector)."""
+
+    m: float
+    l: float
+    u: np.ndarray | float
+
+
+def _arrays(scores, values):
+    s = np.asarray(scores, dtype=float).reshape(-1)
+    v = np.asarray(values, dtype=float)
+    if v.ndim == 0 or v.shape[0] != s.shape[0]:
+        raise ValueError(f"values must have one row per score: {s.shape[0]} scores, "
+                         f"values of shape {v.shape}")
+    if np.isnan(s).any() or np.isposinf(s).any():
+        raise ValueError("scores must be finite or -inf (masked); got NaN or +inf")
+    return s, v
+
+
+def _zero_like(v: np.ndarray):
+    z = np.zeros(v.shape[1:]) if v.ndim > 1 else 0.0
+    return z
+
+
+def state(scores, values) -> State:
+    """(m, l, u) of one set of scores and their values (values: one scalar or row per score)."""
+    s, v = _arrays(scores, values)
+    valid = np.isfinite(s)
+    if not valid.any():
+        return State(-math.inf, 0.0, _zero_like(v))
+    m = float(s[valid].max())
+    w = np.where(valid, np.exp(np.where(valid, s - m, 0.0)), 0.0)
+    u = np.tensordot(w, v, axes=(0, 0))
+    return State(m, float(w.sum()), u if np.ndim(u) else float(u))
+
+
+def factors(a: State, b: State) -> tuple[float, float, float]:
+    """(m', alpha, beta) for merging a and b; an empty state gets factor 0."""
+    m = max(a.m, b.m)
+    if m == -math.inf:
+        return m, 0.0, 0.0
+    alpha = 0.0 if a.m == -math.inf else math.exp(a.m - m)
+    beta = 0.0 if b.m == -math.inf else math.exp(b.m - m)
+    return m, alpha, beta
+
+
+def merge(a: State, b: State) -> State:
+    """The state of the union of two disjoint sets of keys."""
+    m, alpha, beta = factors(a, b)
+    u = alpha * np.asarray(a.u) + beta * np.asarray(b.u)
+    return State(m, alpha * a.l + beta * b.l, u if np.ndim(u) else float(u))
+
+
+def output(st: State):
+    """u / l: the softmax-weighted sum. A state with no valid score -> ValueError."""
+    if st.l == 0:
+        raise ValueError("the softmax of a row with no valid (unmasked) score is undefined")
+    out = np.asarray(st.u) / st.l
+    return out if np.ndim(out) else float(out)
+
+
+def direct(scores, values):
+    """The softmax-weighted sum computed in one go (the reference)."""
+    return output(state(scores, values))
+
+
+def steps(scores, values, tile: int) -> list[dict]:
+    """Process the row ``tile`` scores at a time; one dict per tile with the tile's
+    state, alpha, beta, the running state and the running output (None while empty)."""
+    s, v = _arrays(scores, values)
+    t = _check.count("tile", tile)
+    run = State(-math.inf, 0.0, _zero_like(v))
+    out = []
+    for start in range(0, len(s), t):
+        part = state(s[start:start + t], v[start:start + t])
+        _, alpha, beta = factors(run, part)
+        run = merge(run, part)
+        out.append({"start": start, "stop": min(start + t, len(s)), "tile": part,
+                    "alpha": alpha, "beta": beta, "state": run,
+                    "output": output(run) if run.l > 0 else None})
+    return out
+
+
+def online(scores, values, tile: int):
+    """The softmax-weighted sum computed tile by tile with the online merge."""
+    hist = steps(scores, values, tile)
+    return output(hist[-1]["state"])

@@ -1,0 +1,42 @@
+"""Tiles and waves: how an output split into tiles lands on the SMs.
+
+The simplified model: each tile is one thread block, ``blocks_per_sm`` blocks fit on
+an SM at once, and every tile takes the same time, so time grows with the waves.
+"""
+from __future__ import annotations
+
+import math
+
+from . import _check
+
+
+def tiles(m: int, n: int, tile_m: int, tile_n: int) -> int:
+    """Tiles covering an m x n output: ceil(m / tile_m) x ceil(n / tile_n)."""
+    m, n = _check.count("m", m), _check.count("n", n)
+    tm, tn = _check.count("tile_m", tile_m), _check.count("tile_n", tile_n)
+    return math.ceil(m / tm) * math.ceil(n / tn)
+
+
+def waves(tiles: int, sms: int, blocks_per_sm: int = 1) -> int:
+    """Waves needed: ceil(tiles / (sms x blocks_per_sm))."""
+    t = _check.count("tiles", tiles)
+    slots = _check.count("sms", sms) * _check.count("blocks_per_sm", blocks_per_sm)
+    return math.ceil(t / slots)
+
+
+def utilization(tiles: int, sms: int, blocks_per_sm: int = 1) -> float:
+    """Fraction of the SM slots busy over all waves: tiles / (waves x slots)."""
+    w = waves(tiles, sms, blocks_per_sm)
+    return tiles / (w * sms * blocks_per_sm)
+
+
+def last_wave_utilization(tiles: int, sms: int, blocks_per_sm: int = 1) -> float:
+    """Fraction of the slots busy in the last wave."""
+    slots = _check.count("sms", sms) * _check.count("blocks_per_sm", blocks_per_sm)
+    rem = _check.count("tiles", tiles) % slots
+    return 1.0 if rem == 0 else rem / slots
+
+
+def useful_fraction(m: int, n: int, tile_m: int, tile_n: int) -> float:
+    """Fraction of the tiled area that is real output: m n / (tiles x tile_m x tile_n)."""
+    return m * n / (tiles(m, n, tile_m, tile_n) * tile_m * tile_n)

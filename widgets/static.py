@@ -1,0 +1,69 @@
+"""Static figures for the built site: plotly JSON in an HTML div, drawn by the site's
+own plotly.js (``_static/book-plotly.js``); no CDN, no kernel.
+
+``StaticFigure(fig)`` is what a chapter cell returns: on the html builder it shows as
+``text/html`` (DESIGN.md's mime-priority override); in Jupyter it also carries plotly's
+own mimetype so JupyterLab draws it natively.
+"""
+from __future__ import annotations
+
+import html as _html
+import itertools
+import json
+
+_ids = itertools.count()
+
+
+def figure_json(fig) -> dict:
+    """The figure as a plain dict (data, layout), numbers as JSON numbers."""
+    return json.loads(fig.to_json())
+
+
+def to_html(fig, height: int | None = None, name: str | None = None) -> str:
+    """HTML for one figure: a div with the figure's JSON, drawn by book-plotly.js."""
+    spec = figure_json(fig)
+    spec.setdefault("layout", {}).pop("template", None)
+    spec["layout"]["autosize"] = True
+    h = int(height or spec["layout"].get("height") or 420)
+    spec["layout"]["height"] = h
+    payload = json.dumps({"data": spec["data"], "layout": spec["layout"],
+                          "config": {"responsive": True}}, separators=(",", ":"))
+    payload = payload.replace("</", "<\\/")
+    fid = f"book-figure-{name or next(_ids)}"
+    return (f'<div class="book-figure" id="{_html.escape(fid)}">'
+            f'<div class="book-figure-plot" style="height:{h}px"></div>'
+            f'<script type="application/json">{payload}</script></div>')
+
+
+class StaticFigure:
+    """Display wrapper: text/html for the book, plotly JSON for Jupyter."""
+
+    def __init__(self, fig, height: int | None = None, name: str | None = None):
+        self.fig = fig
+        self.height = height
+        self.name = name
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": to_html(self.fig, self.height, self.name),
+                "application/vnd.plotly.v1+json": figure_json(self.fig)}
+
+
+class HTML:
+    """Plain HTML output (tables) that renders the same in Jupyter and in the book."""
+
+    def __init__(self, markup: str):
+        self.markup = markup
+
+    def _repr_html_(self) -> str:
+        return self.markup
+
+
+def table(rows: list[dict], columns: list[str] | None = None, caption: str = "") -> HTML:
+    """An HTML table from a list of dicts (values already formatted as strings)."""
+    cols = columns or (list(rows[0]) if rows else [])
+    head = "".join(f"<th>{_html.escape(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{_html.escape(str(r.get(c, '')))}</td>" for c in cols)
+                   + "</tr>" for r in rows)
+    cap = f"<caption>{_html.escape(caption)}</caption>" if caption else ""
+    return HTML(f'<div class="book-table"><table class="table">{cap}<thead><tr>{head}</tr>'
+                f"</thead><tbody>{body}</tbody></table></div>")
