@@ -7,16 +7,41 @@ own mimetype so JupyterLab draws it natively.
 """
 from __future__ import annotations
 
+import base64
 import html as _html
 import itertools
 import json
+import math
+
+import numpy as np
 
 _ids = itertools.count()
 
 
+def _plain(obj):
+    """numpy arrays and scalars to lists and floats; NaN to None (JSON null)."""
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:  # plotly's base64 typed array
+            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            if "shape" in obj:
+                arr = arr.reshape([int(d) for d in str(obj["shape"]).split(",")])
+            return _plain(arr)
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
 def figure_json(fig) -> dict:
-    """The figure as a plain dict (data, layout), numbers as JSON numbers."""
-    return json.loads(fig.to_json())
+    """The figure as a plain dict (data, layout): numbers as plain JSON numbers (no
+    base64 typed arrays), so the page and the tests read the same values."""
+    return _plain(fig.to_dict())
 
 
 def to_html(fig, height: int | None = None, name: str | None = None) -> str:
@@ -27,7 +52,8 @@ def to_html(fig, height: int | None = None, name: str | None = None) -> str:
     h = int(height or spec["layout"].get("height") or 420)
     spec["layout"]["height"] = h
     payload = json.dumps({"data": spec["data"], "layout": spec["layout"],
-                          "config": {"responsive": True}}, separators=(",", ":"))
+                          "config": {"responsive": True}}, separators=(",", ":"),
+                         allow_nan=False)
     payload = payload.replace("</", "<\\/")
     fid = f"book-figure-{name or next(_ids)}"
     return (f'<div class="book-figure" id="{_html.escape(fid)}">'
