@@ -1,0 +1,61 @@
+"""How a lab shows itself in a chapter: a one-line note, its plot against the model
+(static HTML on the site, plotly in Jupyter) and its summary table."""
+from __future__ import annotations
+
+import html
+
+from perfmodel import units
+
+
+def format_value(key: str, value) -> str:
+    """Format a summary value by its key's unit suffix (SI in, human out)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {format_value(key, v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_value(key, v) for v in value)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    k = key.lower()
+    if k.endswith("_s") or k.endswith("seconds"):
+        return units.seconds(value)
+    if "bandwidth" in k:
+        return units.bandwidth(value)
+    if k.endswith("flops") or k.endswith("_peak"):
+        return units.flops(value)
+    if k.endswith("_hz"):
+        return units.si(value, "Hz")
+    if k.endswith("bytes"):
+        return units.nbytes(value)
+    return f"{value:.4g}"
+
+
+class LabView:
+    """Display object for one lab: results[0] is the run shown, the rest references."""
+
+    def __init__(self, name: str, results: list[dict], note: str):
+        self.name, self.results, self.note = name, results, note
+
+    def figure(self):
+        from . import module
+
+        return module(self.name).plot(self.results)
+
+    def summary_html(self) -> str:
+        rows = []
+        for r in self.results:
+            who = r["context"].get("gpu_name", "?")
+            if r["context"].get("reference"):
+                who += " (reference)"
+            for k, v in r["summary"].items():
+                rows.append(f"<tr><td>{html.escape(who)}</td><td><code>{html.escape(k)}</code>"
+                            f"</td><td>{html.escape(format_value(k, v))}</td></tr>")
+        return ('<div class="book-table"><table class="table"><thead><tr><th>run</th>'
+                "<th>figure</th><th>value</th></tr></thead><tbody>" + "".join(rows)
+                + "</tbody></table></div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from widgets.static import to_html
+
+        body = (f"<p><em>{html.escape(self.note)}</em></p>"
+                + to_html(self.figure(), name=f"lab-{self.name}") + self.summary_html())
+        return {"text/html": body, "text/plain": self.note}
