@@ -18,7 +18,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo "The book is in _build/html/index.html"
 
-test: $(STAMP)
+test: book
 	$(BIN)/python -m pytest -q tests
 
 bench: $(STAMP)
