@@ -26,6 +26,11 @@ UNIT_LABELS = {
     "bf16_tensor": "BF16 tensor", "fp8_tensor": "FP8 tensor", "fp4_tensor": "FP4 tensor",
 }
 LEVEL_LABELS = {"pcie": "PCIe (host link)", "dram": "DRAM/HBM", "l2": "L2 cache", "l1": "L1 cache"}
+#: Hardware facts a Machine may carry in ``extra`` (SI units; from datasheets and
+#: whitepapers, or as the card reports itself): threads resident per SM, register file
+#: per SM (bytes), L1/shared memory per SM (bytes), L2 cache (bytes).
+EXTRA_KEYS = ("max_threads_per_sm", "registers_per_sm_bytes", "l1_shared_per_sm_bytes",
+              "l2_bytes")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,14 @@ class Machine:
             return self.bandwidths[what].source
         raise ValueError(f"what must be a unit, a level or 'launch_overhead'; got {what!r}")
 
+    def hardware(self, key: str) -> float:
+        """A hardware fact from ``extra`` (see EXTRA_KEYS); unknown or absent -> ValueError."""
+        if not isinstance(key, str) or key not in self.extra:
+            have = ", ".join(k for k in EXTRA_KEYS if k in self.extra) or "none"
+            raise ValueError(f"key must be one of the hardware facts {self.name} has ({have}); "
+                             f"got {key!r}")
+        return float(self.extra[key])
+
     def with_clock(self, clock_hz: float) -> "Machine":
         """This machine with every compute peak scaled to another SM clock (Hz)."""
         clock_hz = _check.positive("clock_hz", clock_hz)
@@ -131,7 +144,10 @@ def _t4() -> Machine:
                     "l2": _fig(1.1e12, _NOTES), "l1": _fig(3.9e12, _NOTES)},
         launch_overhead=_fig(20e-6, _NOTES + ": one add launched and waited for"),
         sms=40, fp32_lanes_per_sm=64, clock_hz=1.59e9, power_limit_w=70,
-        memory="GDDR6", memory_bytes=16e9)
+        memory="GDDR6", memory_bytes=16e9,
+        # as the card reports itself (the source notes' T4 table)
+        extra={"max_threads_per_sm": 1024, "registers_per_sm_bytes": 256 * 1024,
+               "l1_shared_per_sm_bytes": 96 * 1024, "l2_bytes": 4 * 1024 ** 2})
 
 
 def _a100() -> Machine:
@@ -145,10 +161,14 @@ def _a100() -> Machine:
                     "dram": _fig(2.039e12, ds)},
         launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
         sms=108, fp32_lanes_per_sm=64, clock_hz=1.41e9, power_limit_w=400,
-        memory="HBM2e", memory_bytes=80e9)
+        memory="HBM2e", memory_bytes=80e9,
+        # NVIDIA A100 whitepaper
+        extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
+               "l1_shared_per_sm_bytes": 192 * 1024, "l2_bytes": 40 * 1024 ** 2})
 
 
-def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str) -> Machine:
+def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
+            l2_bytes: float = 50 * 1024 ** 2) -> Machine:
     return Machine(
         name=name, description=f"NVIDIA {name} SXM (Hopper, {memory})", kind="gpu",
         peaks={"fp32": _fig(66.9e12, ds + " (132 SMs x 128 lanes x 2 x 1.98 GHz)"),
@@ -159,7 +179,10 @@ def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str) -> M
         bandwidths={"pcie": _fig(64e9, "PCIe Gen5 x16, nominal"), "dram": _fig(dram, ds)},
         launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
         sms=132, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=700,
-        memory=memory, memory_bytes=mem_bytes)
+        memory=memory, memory_bytes=mem_bytes,
+        # NVIDIA H100 whitepaper (the H200 has the same SM); L2 as the card reports it
+        extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
+               "l1_shared_per_sm_bytes": 256 * 1024, "l2_bytes": l2_bytes})
 
 
 def _b200() -> Machine:
@@ -190,7 +213,8 @@ def _cpu() -> Machine:
 _BUILDERS = {
     "t4": _t4, "a100": _a100,
     "h100": lambda: _hopper("H100", 3.35e12, 80e9, "HBM3", "NVIDIA H100 SXM datasheet"),
-    "h200": lambda: _hopper("H200", 4.8e12, 141e9, "HBM3e", "NVIDIA H200 SXM datasheet"),
+    "h200": lambda: _hopper("H200", 4.8e12, 141e9, "HBM3e", "NVIDIA H200 SXM datasheet",
+                            l2_bytes=60 * 1024 ** 2),
     "b200": _b200, "cpu": _cpu,
 }
 _MACHINES = {key: build() for key, build in _BUILDERS.items()}

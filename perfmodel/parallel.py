@@ -40,3 +40,33 @@ def serial_fraction(serial_time: float, parallel_time: float) -> float:
     if s + par == 0:
         raise ValueError("serial_time + parallel_time must be > 0")
     return s / (s + par)
+
+
+def karp_flatt(speedup: float, p: float) -> float:
+    """The serial fraction a measured speedup implies (Karp-Flatt metric), for p > 1 units:
+    (1/S - 1/p) / (1 - 1/p). Inverts Amdahl: karp_flatt(amdahl(f, p), p) == f."""
+    s = _check.positive("speedup", speedup)
+    p = _check.positive("p", p)
+    if p <= 1:
+        raise ValueError(f"p must be in (1, inf) for the Karp-Flatt metric, got {p!r}")
+    return (1.0 / s - 1.0 / p) / (1.0 - 1.0 / p)
+
+
+def pipeline_time(items: int, stage_times) -> float:
+    """Seconds for ``items`` to pass through stages that overlap (each stage works on a
+    different item at once): the first item takes the sum of the stage times, each later
+    one leaves after the slowest stage, sum + (items - 1) x max. stage_times in seconds."""
+    n = _check.count("items", items)
+    stages = [_check.non_negative("stage_times[i]", t) for t in stage_times]
+    if not stages:
+        raise ValueError("stage_times must list at least one stage time (seconds)")
+    return sum(stages) + (n - 1) * max(stages)
+
+
+def barrier_efficiency(work) -> float:
+    """Useful fraction of p units' time between two barriers, when unit i has work[i]
+    (seconds): everyone waits for the slowest, so sum(work) / (p x max(work))."""
+    w = [_check.non_negative("work[i]", x) for x in work]
+    if not w or max(w) == 0:
+        raise ValueError("work must list at least one unit with work > 0")
+    return sum(w) / (len(w) * max(w))
