@@ -1,0 +1,110 @@
+"""Numeric exercises of the chapter "Arithmetic intensity" (chapters/03_intensity.md).
+
+Every answer is computed by perfmodel when asked for; nothing is typed twice. The ids
+match the exercise labels in the chapter. tests/test_exercises_intensity.py checks each
+answer against plain arithmetic from the source notes' numbers.
+"""
+from __future__ import annotations
+
+from perfmodel import machines, ops, roofline
+
+from .registry import register
+
+CH = "intensity"
+#: Any large size: per-element intensities do not depend on it.
+N = 2 ** 24
+#: The skinny GEMM of the interview drill and the linear layers: 4096 x 4096 weights.
+D = 4096
+
+
+def _first(predicate, start: int = 1, stop: int = 1_000_000) -> int:
+    """The smallest integer n in [start, stop) with predicate(n) true (bisection)."""
+    lo, hi = start, stop
+    if not predicate(hi - 1):
+        raise ValueError("no size in range satisfies the condition")
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if predicate(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def knob_op(n: int, k: int, dtype: str = "fp32") -> ops.Op:
+    """The intensity-knob kernel: each float is read, gets k multiply-adds, is written back."""
+    return ops.elementwise(n, flops_per_element=2 * k, reads=1, writes=1, dtype=dtype,
+                           name=f"knob k={k}")
+
+
+def knob_turn(machine) -> float:
+    """The k (multiply-adds per float) at which the knob kernel reaches a machine's FP32 ridge."""
+    m = machines.get(machine)
+    per_k = knob_op(N, 1).intensity          # FLOP/byte added by each multiply-add
+    return m.ridge("fp32") / per_k
+
+
+register("intensity-1", CH,
+         "Arithmetic intensity of y[i] = x[i] * x[i] in FP32 with no reuse.",
+         lambda: ops.square(N).intensity, unit="FLOP/byte",
+         hint="One multiply per element; count the read of x and the write of y.")
+
+register("intensity-2", CH,
+         "Arithmetic intensity of y[i] = exp(x[i]) in FP32, counting exp as about 10 operations.",
+         lambda: ops.exp(N).intensity, unit="FLOP/byte", rel_tol=0.2, close_tol=0.4,
+         hint="exp is a sequence of roughly 8 to 10 special-function operations; bytes as for x*x.")
+
+register("intensity-3", CH,
+         "Arithmetic intensity of a 3x3, one-channel, stride-1 convolution in FP32 with "
+         "shared-memory tiling (each input loaded once).",
+         lambda: ops.conv3x3(N, reuse="tiled").intensity, unit="FLOP/byte",
+         hint="9 multiply-adds per output; with tiling, one 4-byte load and one 4-byte store.")
+
+register("intensity-4", CH,
+         "Arithmetic intensity of C = A B with A 16x4096 and B 4096x4096 in FP32 "
+         "(read A and B once, write C once).",
+         lambda: ops.gemm(16, D, D).intensity, unit="FLOP/byte",
+         hint="The 4096 x 4096 weights dominate the bytes.")
+
+register("intensity-5", CH,
+         "Roofline speed-up on a T4 of the FP32 5-point stencil from no reuse to perfect reuse.",
+         lambda: (roofline.time("T4", ops.stencil5(N, "none"))
+                  / roofline.time("T4", ops.stencil5(N, "perfect"))),
+         unit="x", hint="Both versions are memory-bound, so the speed-up is the ratio of bytes.")
+
+register("intensity-6", CH,
+         "Arithmetic intensity of an FP32 vector add c = a + b (two reads, one write).",
+         lambda: ops.vector_add(N).intensity, unit="FLOP/byte",
+         hint="One add per element; 4 bytes for each of a, b and c.")
+
+register("intensity-7", CH,
+         "Smallest tile edge T at which the tile intensity T/s of an FP32 tiled matmul reaches "
+         "the T4's FP32 ridge.",
+         lambda: machines.get("T4").ridge("fp32") * ops.dtype_bytes("fp32"), unit="elements",
+         hint="Set T / 4 equal to 8.1e12 / 320e9.")
+
+register("intensity-8", CH,
+         "Factor by which NVFP4 weights (with their block scales) cut the bytes of a batch-1 "
+         "4096 x 4096 linear layer compared with FP16.",
+         lambda: ops.linear(1, D, D, "fp16").bytes / ops.linear(1, D, D, "nvfp4").bytes,
+         unit="x", hint="An NVFP4 value is 4 bits plus one 8-bit scale per 16 values.")
+
+register("intensity-9", CH,
+         "Shortest sequence length S at which FlashAttention (d = 64, BF16 inputs and outputs) "
+         "reaches the H100's dense BF16 tensor-core ridge.",
+         lambda: float(_first(lambda s: ops.attention(s, 64, flash=True, dtype="bf16").intensity
+                              >= machines.get("H100").ridge("bf16_tensor"))),
+         unit="tokens", rel_tol=0.01, close_tol=0.1,
+         hint="In BF16 the flash intensity is S/2; the ridge is 989e12 / 3.35e12.")
+
+register("intensity-10", CH,
+         "Multiply-adds per float k at which the intensity-knob kernel reaches the H200's "
+         "datasheet FP32 ridge.",
+         lambda: knob_turn("H200"), unit="FMA per float",
+         hint="Each multiply-add adds 2 FLOPs per 8 bytes moved, so I = k/4.")
+
+register("intensity-11", CH,
+         "Bytes moved by an out-of-place ReLU on 2**30 values stored in MXFP8 (input and output, "
+         "block scales included).",
+         lambda: ops.relu(2 ** 30, "mxfp8").bytes, unit="bytes",
+         hint="MXFP8 is one byte per value plus one 8-bit scale per 32 values.")

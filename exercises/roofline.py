@@ -1,0 +1,114 @@
+"""Numeric exercises of the chapter "The roofline" (chapters/04_roofline.md).
+
+Every answer is computed by perfmodel when asked for; the ids match the exercise labels
+in the chapter. tests/test_exercises_roofline.py checks each answer against plain
+arithmetic from the source notes' numbers.
+"""
+from __future__ import annotations
+
+from perfmodel import machines, ops, roofline
+
+from .registry import register
+
+CH = "roofline"
+N = 2 ** 24
+D = 4096
+
+#: Exercise 2.2 of the source notes: a made-up GPU with 19.5 TFLOP/s FP32 and 900 GB/s.
+EX_GPU = machines.measured("exercise GPU", {"fp32": 19.5e12}, {"dram": 900e9},
+                           source="made-up figures of the source notes' exercise 2.2")
+#: The parallelism notes' machine with a ridge of 40: 40 TFLOP/s FP32 over 1 TB/s.
+RIDGE40 = machines.measured("ridge-40 GPU", {"fp32": 40e12}, {"dram": 1e12},
+                            source="the parallelism notes' RTX-class example")
+#: The lecture notes' imaginary accelerator: C = 100 TFLOP/s, B = 1 TB/s.
+IMAGINARY = machines.measured("imaginary accelerator", {"fp32": 100e12}, {"dram": 1e12},
+                              source="the lecture notes' imaginary accelerator")
+#: The T4 as the source notes measured it: 6.8 TFLOP/s of FMAs, 230 GB/s when copying.
+T4_MEASURED = machines.measured("T4 (measured in the source notes)", {"fp32": 6.8e12},
+                                {"dram": 230e9}, source="the source notes' measurements",
+                                base="T4")
+
+
+def _first(predicate, start: int = 1, stop: int = 1_000_000) -> int:
+    """The smallest integer n in [start, stop) with predicate(n) true (bisection)."""
+    lo, hi = start, stop
+    if not predicate(hi - 1):
+        raise ValueError("no size in range satisfies the condition")
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if predicate(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def crossover_batch(machine, unit: str = "fp16_tensor", d: int = D, dtype: str = "fp16") -> int:
+    """Smallest batch at which a d x d linear layer reaches the machine's ridge for that unit."""
+    ridge = machines.get(machine).ridge(unit)
+    return _first(lambda b: ops.linear(b, d, d, dtype).intensity >= ridge)
+
+
+register("roofline-1", CH,
+         "GPU with 19.5 TFLOP/s FP32 and 900 GB/s: a kernel of intensity 4 achieves 2.1 TFLOP/s. "
+         "What fraction of its roofline ceiling is that?",
+         lambda: 2.1e12 / roofline.attainable(EX_GPU, 4.0), unit="fraction",
+         hint="The ceiling is min(19.5e12, 4 x 900e9).")
+
+register("roofline-2", CH,
+         "Highest fraction of the T4's FP32 peak that an FP32 sum reduction can reach.",
+         lambda: (roofline.attainable("T4", ops.reduction(N).intensity)
+                  / machines.get("T4").peak_flops("fp32")), unit="fraction",
+         hint="A reduction's intensity is 1/4; multiply by 320 GB/s and divide by 8.1 TFLOP/s.")
+
+register("roofline-3", CH,
+         "On a machine with a ridge of 40 FLOP/byte (40 TFLOP/s, 1 TB/s), the highest fraction "
+         "of peak FLOP/s an FP32 vector add can reach.",
+         lambda: roofline.attainable(RIDGE40, ops.vector_add(N).intensity)
+         / RIDGE40.peak_flops("fp32"), unit="fraction",
+         hint="(1/12) x 1e12 over 40e12.")
+
+register("roofline-4", CH,
+         "A kernel does 2e9 FLOPs and moves 1e9 bytes on an A100 in FP32: its roofline floor time.",
+         lambda: roofline.time("A100", ops.Op("exercise kernel", 2e9, 1e9)), unit="s",
+         hint="Compare F/P with D/B; the larger one is the floor.")
+
+register("roofline-5", CH,
+         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): 1e12 FLOPs with traffic cut to 5 GB. "
+         "The lower bound on its time.",
+         lambda: roofline.time(IMAGINARY, ops.Op("cut to 5 GB", 1e12, 5e9)), unit="s",
+         hint="max(F/C, D/B): which of the two is larger now?")
+
+register("roofline-6", CH,
+         "Speed-of-light time of a batch-1 4096 x 4096 FP16 linear layer on an H200 (datasheet).",
+         lambda: roofline.time("H200", ops.linear(1, D, D, "fp16"), unit="fp16_tensor"),
+         unit="s", hint="Almost all of the bytes are the 2-byte weights; divide by 4.8 TB/s.")
+
+register("roofline-7", CH,
+         "Smallest batch at which a 4096 x 4096 FP16 linear layer reaches the H100's dense FP16 "
+         "tensor-core ridge.",
+         lambda: float(crossover_batch("H100")), unit="inputs", rel_tol=0.01, close_tol=0.1,
+         hint="I(b) = 2 b d^2 / (2 (d^2 + 2 b d)); set it equal to 989e12 / 3.35e12.")
+
+register("roofline-8", CH,
+         "Predicted speed-up of the H200 over the H100 on a batch-1 4096 x 4096 FP16 linear layer.",
+         lambda: (roofline.time("H100", ops.linear(1, D, D, "fp16"), unit="fp16_tensor")
+                  / roofline.time("H200", ops.linear(1, D, D, "fp16"), unit="fp16_tensor")),
+         unit="x", hint="Memory-bound on both: the ratio of the bandwidths.")
+
+register("roofline-9", CH,
+         "Compute ceiling on a T4 of a kernel made only of FP32 adds (no multiply-adds).",
+         lambda: machines.get("T4").peak_flops("fp32") / 2, unit="FLOP/s",
+         hint="The peak assumes every instruction is an FMA worth 2 FLOPs.")
+
+register("roofline-10", CH,
+         "Predicted time of an FP32 add of 2**28 elements on the T4 at the measured copy "
+         "bandwidth of 230 GB/s.",
+         lambda: roofline.time(T4_MEASURED, ops.vector_add(2 ** 28)), unit="s",
+         hint="12 bytes per element over 230 GB/s.")
+
+register("roofline-11", CH,
+         "Smallest batch at which a 4096 x 4096 FP16 linear layer reaches the H200's dense FP16 "
+         "tensor-core ridge.",
+         lambda: float(crossover_batch("H200")), unit="inputs", rel_tol=0.01, close_tol=0.1,
+         hint="Same layer as before; the ridge is now 989e12 / 4.8e12.")

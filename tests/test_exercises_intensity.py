@@ -1,0 +1,52 @@
+"""Each numeric answer of the intensity chapter against plain arithmetic from the source
+notes' numbers (never perfmodel's output copied)."""
+import math
+
+import pytest
+
+from exercises import all_exercises, answer, check
+
+D = 4096
+
+EXPECTED = {
+    # drill: x*x is 1 FLOP over 4 B read + 4 B written
+    "intensity-1": 1 / 8,
+    # exp: about 10 SFU operations over the same 8 bytes
+    "intensity-2": 10 / 8,
+    # 3x3 conv with tiling: 9 FMAs = 18 FLOPs over one 4 B load + one 4 B store
+    "intensity-3": 18 / 8,
+    # skinny GEMM, batch 16: 2*16*4096^2 FLOPs over 4*(16*4096 + 4096^2 + 16*4096) bytes
+    "intensity-4": 2 * 16 * D * D / (4 * (16 * D + D * D + 16 * D)),
+    # stencil: no reuse 6 x 4 B per point, perfect reuse 2 x 4 B; same FLOPs, memory-bound
+    "intensity-5": 24 / 8,
+    # vector add: 1 FLOP over 12 bytes
+    "intensity-6": 1 / 12,
+    # T / 4 = 8.1e12 / 320e9
+    "intensity-7": 4 * 8.1e12 / 320e9,
+    # FP16 weights 2 B each vs NVFP4 0.5 B + 1 B scale per 16 values; x and y in the same dtype
+    "intensity-8": (2 * (D * D + 2 * D)) / ((0.5 + 1 / 16) * (D * D + 2 * D)),
+    # flash attention in BF16: 4 S^2 d / (4 S d * 2 B) = S / 2 >= 989e12 / 3.35e12
+    "intensity-9": math.ceil(2 * 989e12 / 3.35e12),
+    # knob kernel: I = 2k / 8 = k / 4 reaches 66.9e12 / 4.8e12
+    "intensity-10": 4 * 66.9e12 / 4.8e12,
+    # ReLU in MXFP8: 2 arrays x 2^30 values x (1 + 1/32) bytes
+    "intensity-11": 2 * 2 ** 30 * (1 + 1 / 32),
+}
+
+
+def test_every_intensity_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "intensity"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_independent_arithmetic(ex_id):
+    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-3)
+
+
+def test_source_notes_rounded_figures_are_accepted():
+    # the notes' own rounded answers count as right
+    assert "right" in check("intensity-4", 8)
+    assert "right" in check("intensity-2", 1.2)
+    assert "right" in check("intensity-6", 0.083)
+    assert "right" in check("intensity-7", 101)

@@ -1,0 +1,58 @@
+"""Each numeric answer of the roofline chapter against plain arithmetic from the source
+notes' numbers (never perfmodel's output copied)."""
+import math
+
+import pytest
+
+from exercises import all_exercises, answer, check
+
+D = 4096
+
+
+def _crossover(ridge, d=D):
+    # linear layer in FP16: I(b) = 2 b d^2 / (2 (d^2 + 2 b d)) = b d / (d + 2 b) >= ridge
+    return math.ceil(ridge * d / (d - 2 * ridge))
+
+
+EXPECTED = {
+    # exercise 2.2: ceiling min(19.5e12, 4 x 900e9) = 3.6e12
+    "roofline-1": 2.1e12 / 3.6e12,
+    # reduction: 0.25 FLOP/byte x 320 GB/s over 8.1 TFLOP/s
+    "roofline-2": 0.25 * 320e9 / 8.1e12,
+    # vector add on the ridge-40 machine: (1/12) / 40
+    "roofline-3": (1 / 12) / 40,
+    # 2e9 FLOP / 19.5e12 vs 1e9 B / 2.039e12: memory wins
+    "roofline-4": 1e9 / 2.039e12,
+    # max(1e12 / 100e12, 5e9 / 1e12) = 10 ms
+    "roofline-5": 0.010,
+    # 4096^2 weights + 2 x 4096 vectors, 2 bytes each, at 4.8 TB/s
+    "roofline-6": 2 * (D * D + 2 * D) / 4.8e12,
+    "roofline-7": _crossover(989e12 / 3.35e12),
+    # memory-bound on both: bandwidth ratio
+    "roofline-8": 4.8 / 3.35,
+    # adds only: half the FMA peak
+    "roofline-9": 8.1e12 / 2,
+    # 2^28 x 12 bytes / 230 GB/s
+    "roofline-10": 2 ** 28 * 12 / 230e9,
+    "roofline-11": _crossover(989e12 / 4.8e12),
+}
+
+
+def test_every_roofline_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "roofline"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_independent_arithmetic(ex_id):
+    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-3)
+
+
+def test_crossovers_straddle_the_batch_256_layer():
+    # the source notes' point: batch 256 is compute-bound on one machine, not on another
+    assert answer("roofline-11") <= 256 < answer("roofline-7")
+
+
+def test_rounded_answers_are_accepted():
+    assert "right" in check("roofline-1", 0.58)
+    assert "right" in check("roofline-8", 1.43)
