@@ -83,3 +83,13 @@ def test_hardware_unknown_key():
         machines.get("T4").hardware("l3_bytes")
     with pytest.raises(ValueError, match="none"):
         machines.get("CPU").hardware("l2_bytes")
+
+
+def test_notes_t4_is_the_measured_t4():
+    # 003: FMA 6.8 TFLOP/s, add 230 GB/s, pinned PCIe 12.3 GB/s, toll about 20 us; ridge about 30
+    m = machines.notes_t4()
+    assert m.peak_flops("fp32") == 6.8e12 and m.bandwidth("dram") == 230e9
+    assert m.bandwidth("pcie") == 12.3e9 and m.launch_overhead.value == 20e-6
+    assert m.ridge("fp32") == approx(6.8e12 / 230e9)
+    assert m.measured and m.sms == 40 and m.peak_flops("fp16_tensor") == 65e12
+    assert "T4" not in [n for n in machines.names() if n != "T4"]  # not added to the catalogue
