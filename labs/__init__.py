@@ -13,6 +13,7 @@ import importlib
 from types import ModuleType
 
 from .results import list_recorded, load, save, validate  # noqa: F401
+from .roofline import my_roofline  # noqa: F401  (your GPU's roofline in one call)
 
 #: Every lab, in the order of the book. Labs I: the roofline; Labs II: the machine.
 LABS = ("paradox", "intensity", "ops_on_roof", "linear_batch", "fusion", "pcie", "clocks",

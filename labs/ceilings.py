@@ -1,0 +1,89 @@
+"""The two ceilings every roofline needs, measured: DRAM bandwidth (a torch device-to-device
+copy, bytes read + written per second) and the FP32 FMA rate (``kernels.fma_peak``), plus
+a matmul rate through torch (the tensor cores in FP16). Shared by the intensity, clocks,
+ops_on_roof and linear_batch labs and by :func:`labs.my_roofline`.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+from .gpu import NvmlSampler, cuda_time
+from .kernels import BLOCK, kernels, peak_flops_per_launch
+
+
+def copy_bandwidth(n_floats: int, repeats: int = 20) -> float:
+    """Bytes read + written per second by ``dst.copy_(src)`` of n_floats FP32 on the GPU."""
+    import torch
+
+    if n_floats < 1:
+        raise ValueError(f"n_floats must be >= 1; got {n_floats}")
+    src = torch.rand(int(n_floats), device="cuda")
+    dst = torch.empty_like(src)
+    t = cuda_time(lambda: dst.copy_(src), warmup=3, repeats=repeats)
+    del src, dst
+    return 2 * 4 * n_floats / t
+
+
+def fma_grid() -> tuple[int, int]:
+    """(blocks, threads) for the FMA-peak kernel: one full wave of resident threads."""
+    cuda = kernels().cuda
+    dev = cuda.get_current_device()
+    per_sm = max(BLOCK, int(dev.MAX_THREADS_PER_MULTI_PROCESSOR) // BLOCK * BLOCK)
+    blocks = int(dev.MULTIPROCESSOR_COUNT) * per_sm // BLOCK
+    return blocks, blocks * BLOCK
+
+
+def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02) -> dict:
+    """FP32 FMA rate of ``kernels.fma_peak`` held for ``hold_s`` seconds with NVML sampling.
+
+    Each launch is sized to take about ``launch_s`` seconds; returns fma_flops (median of
+    the timed launches, FLOP/s), sm_clock_hz and power_w (NVML medians, None without
+    NVML), launches, turns and the raw samples.
+    """
+    if hold_s <= 0 or launch_s <= 0:
+        raise ValueError("hold_s and launch_s must be > 0")
+    k = kernels()
+    blocks, threads = fma_grid()
+    out = k.cuda.device_array(threads, dtype="float32")
+
+    def launch(turns: int):
+        return lambda: k.fma_peak[blocks, BLOCK](out, turns)
+
+    t = cuda_time(launch(16), warmup=2, repeats=3)  # compile, then calibrate
+    turns = max(16, int(16 * launch_s / t))
+    fn = launch(turns)
+    times = []
+    with NvmlSampler(interval) as s:
+        t_end = time.perf_counter() + hold_s
+        while time.perf_counter() < t_end or len(times) < 5:
+            times.append(cuda_time(fn, warmup=0, repeats=1))
+    return {"fma_flops": peak_flops_per_launch(threads, turns) / statistics.median(times),
+            "sm_clock_hz": s.median("sm_clock_hz"), "power_w": s.median("power_w"),
+            "launches": len(times), "turns": turns, "threads": threads, "samples": s.samples}
+
+
+def matmul_rate(n: int, dtype: str = "float16", hold_s: float = 0.0, repeats: int = 10,
+                interval: float = 0.02) -> dict:
+    """FLOP/s of an n x n x n torch matmul on random data (CUDA events, median); held for
+    ``hold_s`` seconds under NVML sampling when hold_s > 0 (clock, power)."""
+    import torch
+
+    if n < 1:
+        raise ValueError(f"n must be >= 1; got {n}")
+    dt = getattr(torch, dtype)
+    a = torch.randn(n, n, device="cuda", dtype=dt)
+    b = torch.randn(n, n, device="cuda", dtype=dt)
+    fn = lambda: a @ b  # noqa: E731
+    t = cuda_time(fn, warmup=3, repeats=repeats)
+    res = {"flops": 2.0 * n ** 3 / t, "seconds": t, "sm_clock_hz": None, "power_w": None}
+    if hold_s > 0:
+        times = []
+        with NvmlSampler(interval) as s:
+            t_end = time.perf_counter() + hold_s
+            while time.perf_counter() < t_end:
+                times.append(cuda_time(fn, warmup=0, repeats=1))
+        res.update(flops=2.0 * n ** 3 / statistics.median(times), seconds=statistics.median(times),
+                   sm_clock_hz=s.median("sm_clock_hz"), power_w=s.median("power_w"),
+                   samples=s.samples)
+    return res

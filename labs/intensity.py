@@ -1,0 +1,117 @@
+"""The roofline, measured: an intensity knob walks one kernel from memory-bound to compute-bound.
+
+What it isolates: the ratio of arithmetic to bytes, with nothing else changing. The knob
+kernel (``kernels.knob``) reads four floats per thread with one 16-byte load, does k
+fused multiply-adds on each, and writes them back: 8 bytes and 2k FLOPs per float, so the
+intensity is k/4 FLOP/byte and the bytes are the same for every k. Beside it: a torch
+device-to-device copy (the bandwidth ceiling, bytes read + written per second) and a
+registers-only FMA kernel (the FP32 ceiling), held for a second with the SM clock read
+through NVML, so the peak can be checked against SMs x lanes x 2 x that clock.
+
+What the model predicts: t(k) = max(2kN / P, 8N / B) with P the measured FMA rate and B
+the measured copy bandwidth; flat while k/4 < P/B (the ridge), then rising linearly. Real
+kernels overlap loads and arithmetic imperfectly, so the measured curve turns a little
+earlier and rounder than the sharp corner; away from the ridge (k/4 outside
+[ridge/2, 2 x ridge]) it follows the model closely.
+
+Sizes: one buffer of 1 GiB (quick: 512 MiB), or a fifth of the free memory when less:
+several times any L2. Quick mode, estimated for a T4 from the model with its measured
+roofs (230 GB/s, 6.8 TFLOP/s): each k=1..64 launch moves 1 GiB in 4.7 ms, the k=256 and
+k=1024 launches compute 2^27 x 2k FLOPs in 10 and 40 ms; 7 launches of each k (2 warm-up,
+5 timed) take about 0.5 s, the copy 0.1 s, the FMA hold 1 s, compilation 2-3 s: under
+10 s (on the H200 it took a few seconds).
+"""
+from __future__ import annotations
+
+from . import ceilings, common
+from .gpu import cuda_time
+from .kernels import BLOCK, VEC, kernels
+
+SUMMARY_KEYS = ("copy_bandwidth", "stream_bandwidth", "fma_flops", "fma_clock_hz",
+                "fp32_lanes_per_sm", "fma_clock_peak", "ridge_measured")
+K_FULL = tuple(2 ** j for j in range(12))          # 1 .. 2048
+K_QUICK = (1, 4, 16, 64, 256, 1024)
+
+
+def model_seconds(k: int, n: int, flops: float, bandwidth: float) -> float:
+    """The roofline time of one knob launch: max(2kn / P, 8n / B) seconds."""
+    if n < 1 or flops <= 0 or bandwidth <= 0 or k < 0:
+        raise ValueError("need n >= 1, k >= 0 and positive flops and bandwidth")
+    return max(2.0 * k * n / flops, 8.0 * n / bandwidth)
+
+
+def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int) -> list[dict]:
+    """Time the knob kernel at each k over one buffer of n floats; rows with the model."""
+    import torch
+
+    k_ = kernels()
+    x = k_.cuda.as_cuda_array(torch.rand(n, device="cuda"))
+    blocks = (n // VEC + BLOCK - 1) // BLOCK
+    ridge = flops / bandwidth
+    out = []
+    for k in ks:
+        t = cuda_time(lambda: k_.knob[blocks, BLOCK](x, k), warmup=2, repeats=repeats)
+        m = model_seconds(k, n, flops, bandwidth)
+        intensity = k / 4.0
+        out.append({"kind": "knob", "k": k, "intensity": intensity, "seconds": t,
+                    "flops": 2.0 * k * n / t, "bandwidth": 8.0 * n / t, "model_seconds": m,
+                    "model_ratio": t / m, "near_ridge": ridge / 2 <= intensity <= 2 * ridge})
+    return out
+
+
+def run(quick: bool = False, ks=None, buffer_bytes: float | None = None) -> dict:
+    """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
+    (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
+    quick 512 MiB)."""
+    common.require_cuda("intensity")
+    ks = tuple(ks or (K_QUICK if quick else K_FULL))
+    if any(int(k) != k or k < 0 for k in ks):
+        raise ValueError(f"ks must be non-negative integers; got {ks}")
+    n = common.elements_for(buffer_bytes or (2 ** 29 if quick else 2 ** 30), 4,
+                            multiple=VEC * BLOCK)
+    ctx = common.context()
+    copy = ceilings.copy_bandwidth(n)
+    peak = ceilings.fma_peak(hold_s=1.0 if quick else 2.0)
+    clock = peak["sm_clock_hz"] or ctx.get("sm_clock_hz") or 0.0
+    lanes = common.fp32_lanes_per_sm(ctx["compute_capability"])
+    clock_peak = ctx["sms"] * lanes * 2.0 * clock
+    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10)
+    rows += [{"kind": "copy", "bytes": 8.0 * n, "bandwidth": copy},
+             {"kind": "fma_peak", "flops": peak["fma_flops"], "sm_clock_hz": clock,
+              "power_w": peak["power_w"], "launches": peak["launches"],
+              "threads": peak["threads"], "turns": peak["turns"]}]
+    smallest = min((r for r in rows if r["kind"] == "knob"), key=lambda r: r["k"])
+    summary = {"copy_bandwidth": copy, "stream_bandwidth": smallest["bandwidth"],
+               "fma_flops": peak["fma_flops"], "fma_clock_hz": clock,
+               "fp32_lanes_per_sm": lanes, "fma_clock_peak": clock_peak,
+               "ridge_measured": peak["fma_flops"] / copy}
+    params = {"quick": quick, "n_floats": n, "bytes_per_launch": 8.0 * n, "ks": list(ks),
+              "block": BLOCK}
+    return common.record("intensity", params, rows, summary, ctx)
+
+
+def plot(results: list[dict]):
+    """Left: attained FLOP/s against intensity on each run's measured roofline.
+    Right: time per launch against k, measured and the model from the two roofs."""
+    from . import plotting as p
+
+    fig = p.figure("The intensity knob on the roofline", cols=2,
+                   subtitles=("attained FLOP/s vs intensity", "time per launch vs k"))
+    for i, r, name in p.each(results):
+        s, knob = r["summary"], p.rows(r, kind="knob")
+        nbytes = r["params"].get("bytes_per_launch")
+        x = p.column(knob, "intensity")
+        y = [xi * nbytes / t if t else None for xi, t in zip(x, p.column(knob, "seconds"))]
+        p.points(fig, i, x, y, name, col=1)
+        p.points(fig, i, p.column(knob, "k"), p.column(knob, "seconds"), name, col=2,
+                 showlegend=False)
+        bw = s.get("copy_bandwidth") or s.get("stream_bandwidth")
+        if s.get("fma_flops") and bw:
+            p.roof(fig, s["fma_flops"], bw, f"roofline from {name}'s measured roofs", col=1)
+        if i == 0 and knob and bw:
+            ks = p.column(knob, "k")
+            p.model(fig, ks, [model_seconds(k, nbytes / 8, s["fma_flops"], bw) for k in ks],
+                    "model: max(F/P, D/B)", col=2)
+    p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", col=1)
+    p.axes(fig, "k (FMAs per float)", "seconds", col=2)
+    return fig
