@@ -1,0 +1,150 @@
+"""Numeric exercises of chapter 5, "Triage before you write a kernel".
+
+Every answer is computed by perfmodel here; tests/test_exercises_triage.py checks each
+one against plain arithmetic from the source notes' numbers.
+"""
+from __future__ import annotations
+
+from perfmodel import little, machines, ops, roofline
+
+from .registry import register
+
+CHAPTER = "triage"
+
+# Exercise 2.2's made-up GPU, reused by exercise 2.3: 19.5 TFLOP/s FP32, 900 GB/s.
+GPU_900 = machines.measured("exercise GPU (900 GB/s)", {"fp32": 19.5e12}, {"dram": 900e9},
+                            source="the source notes' made-up exercise GPU")
+# Exercise 2.6's GPU: 2 TB/s (the FP32 peak is an A100's; the ops are memory-bound anyway).
+GPU_2TB = machines.measured("exercise GPU (2 TB/s)", {"fp32": 19.5e12}, {"dram": 2e12},
+                            source="the source notes' exercise 2.6")
+# The T4 with the roofs the source notes measured (6.8 TFLOP/s FMA, 230 GB/s read+write,
+# 12.3 GB/s pinned PCIe) and the 20 us toll of one add launched and waited for.
+T4_MEASURED = machines.notes_t4()
+
+STENCIL_N = 4096 * 4096          # grid points
+LN_ROWS, LN_COLS = 8192, 4096    # exercise 2.3's layer norm
+ELEMS_10GB = int(10e9 / 4)       # FP32 elements in 10 GB
+H200_GELU_SHAPE = (32, 2048, 8192)
+SINCOS_N = 2 ** 26
+FUSION_N = 2 ** 26               # relu(x*1.5+0.5) in FP16
+ATTN_SEQ, ATTN_D = 4096, 64      # recomputation exercise, FP16 on an H100
+PARADOX_N = 2 ** 28              # the notes' largest addition, 268 million elements
+
+
+def stencil_speed_of_light() -> float:
+    return roofline.speed_of_light("T4", ops.stencil5(STENCIL_N, "perfect"))
+
+
+def layernorm_welford_time() -> float:
+    return roofline.time(GPU_900, ops.layernorm(LN_ROWS, LN_COLS, passes=2))
+
+
+def h100_threads_float4() -> float:
+    h100 = machines.get("H100")
+    return little.threads_needed(h100.bandwidth("dram"), 600e-9, 16)
+
+
+def thirty_ops_unfused_time() -> float:
+    return roofline.time(GPU_2TB, ops.repeated_elementwise(ELEMS_10GB, 30, fused=False))
+
+
+def h200_gelu_bf16_time() -> float:
+    b, s, h = H200_GELU_SHAPE
+    return roofline.speed_of_light("H200", ops.gelu(b * s * h, dtype="bf16"))
+
+
+def cheaper_gelu_speedup() -> float:
+    n = 100_000_000
+    return (roofline.time("T4", ops.gelu(n, flops_per_element=15))
+            / roofline.time("T4", ops.gelu(n, flops_per_element=7.5)))
+
+
+def sincos_time_saved() -> float:
+    return (roofline.time("T4", ops.sin2_cos2(SINCOS_N, fused=False))
+            - roofline.time("T4", ops.sin2_cos2(SINCOS_N, fused=True)))
+
+
+def h200_fused_relu_time() -> float:
+    return roofline.speed_of_light("H200", ops.scale_shift_relu(FUSION_N, fused=True))
+
+
+def attention_store_over_recompute() -> float:
+    """Time to write and re-read the S x S probabilities over the time to recompute Q K^T."""
+    h100 = machines.get("H100")
+    s2 = float(ATTN_SEQ) ** 2
+    store = ops.Op("store and reload P", 0.0, 2 * s2 * ops.dtype_bytes("fp16"), "fp16")
+    recompute = ops.Op("recompute Q K^T", 2 * s2 * ATTN_D, 0.0, "fp16")
+    return (roofline.memory_time(h100, store)
+            / roofline.compute_time(h100, recompute, unit="fp16_tensor"))
+
+
+def h200_add_with_copies_time() -> float:
+    h200 = machines.get("H200")
+    return roofline.time(h200, ops.vector_add(PARADOX_N),
+                         overhead=h200.launch_overhead.value,
+                         pcie_bytes=ops.pcie_round_trip_bytes(PARADOX_N, 2, 1))
+
+
+def add_breakeven_size() -> float:
+    n = roofline.breakeven(ops.vector_add, range(1024, 1_000_000, 16), slow="CPU",
+                           fast=T4_MEASURED)
+    if n is None:
+        raise RuntimeError("the GPU never breaks even in the range searched")
+    return float(n)
+
+
+register("triage-1", CHAPTER,
+         "Exercise 2.1: speed-of-light time on a T4 of one 5-point FP32 stencil sweep over a "
+         "4096 x 4096 grid (each input read once, each output written once), in seconds.",
+         stencil_speed_of_light, unit="s",
+         hint="Perfect reuse moves 8 bytes per grid point; the sweep is memory-bound.")
+register("triage-2", CHAPTER,
+         "Exercise 2.3: predicted time of the two-pass (Welford) layer norm over [8192, 4096] "
+         "FP32 at 900 GB/s, in seconds.",
+         layernorm_welford_time, unit="s",
+         hint="Two reads of x and one write of y, each 8192 x 4096 x 4 bytes.")
+register("triage-3", CHAPTER,
+         "Exercise 2.4: threads an H100 needs, each with one 16-byte load outstanding, to keep "
+         "3.35 TB/s flowing at 600 ns latency.",
+         h100_threads_float4, unit="threads",
+         hint="Bytes in flight = bandwidth x latency; divide by the bytes each thread keeps open.")
+register("triage-4", CHAPTER,
+         "Exercise 2.6: runtime of 30 separate elementwise kernels over a 10 GB FP32 tensor at "
+         "2 TB/s, in seconds.",
+         thirty_ops_unfused_time, unit="s",
+         hint="Each kernel reads 10 GB and writes 10 GB.")
+register("triage-5", CHAPTER,
+         "Speed-of-light time of GELU on a [32, 2048, 8192] BF16 activation on an H200, in "
+         "seconds.",
+         h200_gelu_bf16_time, unit="s",
+         hint="Read once and write once, 2 bytes each, at 4.8 TB/s.")
+register("triage-6", CHAPTER,
+         "Predicted speed-up on a T4 of GELU on 100M FP32 elements when a cheaper tanh cuts "
+         "its FLOPs per element from 15 to 7.5.",
+         cheaper_gelu_speedup, unit="x",
+         hint="Which term of max(F/P, D/B) is the larger one, before and after?")
+register("triage-7", CHAPTER,
+         "Time fusion saves on a T4 for y = sin(x)^2 + cos(x)^2 over 2^26 FP32 elements, in "
+         "seconds.",
+         sincos_time_saved, unit="s",
+         hint="44 bytes per element unfused, 8 fused, at 320 GB/s.")
+register("triage-8", CHAPTER,
+         "Speed-of-light time on an H200 of the fused relu(x*1.5+0.5) over 2^26 FP16 elements, "
+         "in seconds.",
+         h200_fused_relu_time, unit="s",
+         hint="Fused, each element is read once and written once: 4 bytes.")
+register("triage-9", CHAPTER,
+         "On an H100, the time to write and re-read the 4096 x 4096 FP16 attention "
+         "probabilities over the time to recompute Q K^T (d = 64) on the tensor cores.",
+         attention_store_over_recompute, unit="x",
+         hint="Store: 2 S^2 x 2 bytes at 3.35 TB/s. Recompute: 2 S^2 d FLOPs at 989 TFLOP/s.")
+register("triage-10", CHAPTER,
+         "Predicted time on an H200 for adding two 2^28-element FP32 vectors that start and end "
+         "in host memory (pinned, PCIe Gen5 x16 at 64 GB/s), in seconds.",
+         h200_add_with_copies_time, unit="s",
+         hint="Three arrays of 2^28 x 4 bytes cross the link; add the kernel and the toll.")
+register("triage-11", CHAPTER,
+         "Vector size (elements) at which the T4 (230 GB/s, 20 us toll) starts to beat the "
+         "notes' CPU (23 GB/s, 4 us toll) on an FP32 add, data already in place.",
+         add_breakeven_size, unit="elements", rel_tol=0.03,
+         hint="Set 20 us + 12n/230 GB/s equal to 4 us + 12n/23 GB/s and solve for n.")
