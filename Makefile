@@ -21,6 +21,17 @@ book: $(STAMP)
 test: book
 	$(BIN)/python -m pytest -q tests
 
+# Colab twins: notebooks/<name>.ipynb from chapters/<name>.md (never edit them by hand).
+notebooks: $(STAMP)
+	$(BIN)/python scripts/make_notebooks.py
+
+# Two editions from one source: students get no solutions, instructors get all of them.
+student: $(STAMP)
+	$(BIN)/python scripts/build_edition.py student
+
+instructor: $(STAMP)
+	$(BIN)/python scripts/build_edition.py instructor
+
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 

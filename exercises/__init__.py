@@ -7,4 +7,4 @@ package are discovered automatically.
 >>> from exercises import check
 >>> check("roofline-3", 4.2)   # doctest: +SKIP
 """
-from .registry import Exercise, all_exercises, answer, check, get, register  # noqa: F401
+from .registry import Exercise, Verdict, all_exercises, answer, check, get, register  # noqa: F401

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import re
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable
@@ -52,25 +53,43 @@ def _load_all() -> None:
     import exercises
 
     for mod in pkgutil.iter_modules(exercises.__path__):
-        if mod.name not in ("registry",):
+        # Chapter modules register exercises; "registry" and private helpers ("_catalog") don't.
+        if mod.name != "registry" and not mod.name.startswith("_"):
             importlib.import_module(f"exercises.{mod.name}")
     _LOADED = True
 
 
+def _natural(id: str) -> tuple:
+    """"roofline-10" after "roofline-9"."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", id))
+
+
 def all_exercises() -> list[Exercise]:
-    """Every registered numeric exercise, by chapter then id."""
+    """Every registered numeric exercise, by chapter then id (numbers in order)."""
     _load_all()
-    return sorted(_REGISTRY.values(), key=lambda e: (e.chapter, e.id))
+    return sorted(_REGISTRY.values(), key=lambda e: (e.chapter, _natural(e.id)))
+
+
+def _normalise(id: object) -> str:
+    return id.strip().lower() if isinstance(id, str) else repr(id)
 
 
 def get(id: str) -> Exercise:
-    """The exercise of that id; unknown id -> ValueError listing close ids."""
+    """The exercise of that id (case and surrounding spaces ignored); an unknown id ->
+    ValueError naming ids like it."""
     _load_all()
-    if not isinstance(id, str) or id not in _REGISTRY:
-        prefix = str(id).split("-")[0]
-        near = [k for k in sorted(_REGISTRY) if k.startswith(prefix)][:8]
-        raise ValueError(f"no exercise {id!r}" + (f"; ids like it: {', '.join(near)}" if near else ""))
-    return _REGISTRY[id]
+    if not isinstance(id, str):
+        got = "nothing (None)" if id is None else f"{_a(type(id).__name__)} ({id!r})"
+        raise ValueError(f"exercise ids are text like 'roofline-3'; got {got}")
+    key = _normalise(id)
+    if key not in _REGISTRY:
+        prefix = key.rsplit("-", 1)[0]
+        near = [k for k in sorted(_REGISTRY, key=_natural) if k.startswith(prefix)][:8]
+        hint = (f"; ids like it: {', '.join(near)}" if near
+                else f"; chapters with numeric exercises: "
+                     f"{', '.join(sorted({e.chapter for e in _REGISTRY.values()}))}")
+        raise ValueError(f"no numeric exercise {id!r}" + (hint if _REGISTRY else ""))
+    return _REGISTRY[key]
 
 
 def answer(id: str) -> float:
@@ -78,34 +97,124 @@ def answer(id: str) -> float:
     return get(id).answer
 
 
-def check(id: str, value) -> str:
+class Verdict(str):
+    """What :func:`check` says: a plain string (shown without quotes in a notebook) with
+    ``status`` ("right", "close", "wrong" or "invalid") and ``error`` (relative error, or
+    None) for graders and tests."""
+
+    status: str
+    error: float | None
+
+    def __new__(cls, text: str, status: str, error: float | None = None) -> "Verdict":
+        self = super().__new__(cls, text)
+        self.status, self.error = status, error
+        return self
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's display of a cell's value
+        p.text(str(self))
+
+    @property
+    def right(self) -> bool:
+        return self.status == "right"
+
+
+def _as_number(value: object, unit: str) -> float | str:
+    """The answer as a float, or the message explaining why it is not one."""
+    asked = f"in {unit}" if unit else "in the units the question asks for"
+    if value is None:
+        return f"no answer given: pass your answer as a number {asked}, e.g. check(id, 4.2)."
+    if isinstance(value, str):
+        text = value.strip().replace(",", "").replace("_", "")
+        if not text:
+            return f"no answer given: pass your answer as a number {asked}, e.g. check(id, 4.2)."
+        try:
+            return float(text)
+        except ValueError:
+            return (f"please give a number {asked}, not the text {value!r}"
+                    + " (a number alone, without its unit).")
+    if isinstance(value, bool):
+        return f"{value} is not a number: give your answer as a number {asked}."
+    if isinstance(value, complex):
+        return f"{value} is a complex number: give one real number {asked}."
+    size = getattr(value, "size", None)
+    if hasattr(value, "item") and (size == 1 or size is None and not hasattr(value, "__len__")):
+        try:  # numpy scalars and arrays of one element, torch scalars
+            value = value.item()
+        except (TypeError, ValueError, RuntimeError):
+            pass
+    if isinstance(value, (list, tuple, set, dict)) or hasattr(value, "__len__"):
+        n = len(value)
+        values = "one value: pass the number itself" if n == 1 else f"{n} values"
+        return f"please give one number {asked}, not {_a(type(value).__name__)} of {values}."
+    if isinstance(value, Real):
+        return float(value)
+    try:
+        return float(value)  # Decimal, Fraction-like objects, anything with __float__
+    except (TypeError, ValueError, OverflowError):
+        return f"please give one number {asked}; got {_a(type(value).__name__)}."
+
+
+def _a(noun: str) -> str:
+    noun = {"ndarray": "array", "NoneType": "None"}.get(noun, noun)
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
+def _times(x: float) -> str:
+    return f"{x:.2g}" if x < 100 else f"{x:,.0f}"
+
+
+def _factor(ratio: float) -> str:
+    if ratio >= 1.5:
+        return f"about {_times(ratio)} times too high"
+    if 0 < ratio <= 1 / 1.5:
+        return f"about {_times(1 / ratio)} times too low"
+    return "too high" if ratio > 1 else "too low"
+
+
+def check(id: str, value) -> Verdict:
     """A student's answer checked: says right, close (and how close) or wrong, with a hint.
 
-    Never raises for odd input: a string, NaN, a list or an unknown id gets a message.
+    Never raises for odd input: a string, NaN, a list, None or an unknown id gets a
+    message saying what was expected.
     """
     try:
         ex = get(id)
     except ValueError as e:
-        return f"Unknown exercise: {e}."
-    if isinstance(value, str):
-        try:
-            value = float(value.replace(",", "").strip())
-        except ValueError:
-            return (f"{id}: please give a number (in {ex.unit or 'the units asked for'}), "
-                    f"not the text {value!r}.")
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return (f"{id}: please give one number (in {ex.unit or 'the units asked for'}); "
-                f"got a {type(value).__name__}.")
-    value = float(value)
-    if not math.isfinite(value):
-        return f"{id}: {value} is not a finite number; give a plain number."
-    truth = ex.answer
-    err = abs(value - truth) / abs(truth) if truth != 0 else abs(value)
+        return Verdict(f"Unknown exercise: {e}.", "invalid")
+    label = ex.id
+    number = _as_number(value, ex.unit)
+    if isinstance(number, str):
+        return Verdict(f"{label}: {number}", "invalid")
+    if not math.isfinite(number):
+        return Verdict(f"{label}: {number} is not a finite number; give a plain number.",
+                       "invalid")
+    try:
+        truth = ex.answer
+    except Exception as e:  # a bug in the book, not in the answer
+        return Verdict(f"{label}: the book could not compute this answer ({e}); "
+                       "please report it.", "invalid")
+    err = abs(number - truth) / abs(truth) if truth != 0 else abs(number)
     unit = f" {ex.unit}" if ex.unit else ""
+    hint = f" Hint: {ex.hint}" if ex.hint else ""
     if err <= ex.rel_tol:
-        return f"{id}: right. The answer is {truth:.4g}{unit}."
+        return Verdict(f"{label}: right. The answer is {truth:.4g}{unit}.", "right", err)
+    side = "high" if number > truth else "low"
     if err <= ex.close_tol:
-        side = "high" if value > truth else "low"
-        return (f"{id}: close: {err:.0%} too {side}. Check your rounding and units."
-                + (f" Hint: {ex.hint}" if ex.hint else ""))
-    return f"{id}: not yet." + (f" Hint: {ex.hint}" if ex.hint else " Recount the FLOPs and bytes.")
+        return Verdict(f"{label}: close: {err:.1%} too {side} (within {ex.rel_tol:.0%} counts as right). "
+                       f"Check your rounding and the numbers you used.{hint}", "close", err)
+    message = f"{label}: not yet"
+    if truth != 0 and number != 0 and (number > 0) == (truth > 0):
+        ratio = number / truth
+        message += f": {_factor(ratio)}."
+        decades = math.log10(ratio) if ratio > 0 else 0
+        if abs(decades) >= 2.5 and abs(decades - round(decades)) < 0.1:
+            message += (f" A factor of 10^{round(decades)} often means a unit slip: give the "
+                        f"answer in {ex.unit or 'the units asked for'}.")
+    elif truth != 0 and number != 0:
+        message += ": the sign is wrong."
+    else:
+        message += "."
+    return Verdict(message + (hint or " Recount the FLOPs and bytes."), "wrong", err)

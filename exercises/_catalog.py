@@ -1,0 +1,158 @@
+"""The exercises as the chapters write them: every ``{exercise}`` and ``{solution}``
+directive in ``chapters/*.md``, found by reading the MyST source.
+
+Used by the Colab twin generator (which leaves solutions out of the twins), the
+"For instructors" page (which lists every exercise, numeric or not) and the tests of the
+two editions (which look for each solution's text in the built HTML).
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+from dataclasses import dataclass, field
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHAPTERS = ROOT / "chapters"
+
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*?)\s*$")
+_OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
+KINDS = ("exercise", "solution")
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One exercise or solution. ``label`` is the exercise's ``:label:`` (its id, shared
+    with the checker for numeric exercises) or the exercise a solution answers; ``start``
+    and ``end`` are the first and last line (0-based, inclusive) in the scanned text."""
+
+    kind: str
+    label: str
+    title: str
+    body: str
+    chapter: str = ""
+    start: int = 0
+    end: int = 0
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def classes(self) -> list[str]:
+        return self.options.get("class", "").split()
+
+
+def _closing(lines: list[str], i: int, fence: str) -> int:
+    """Index of the line that closes the fence opened at line i (CommonMark: the first
+    bare run of the same character at least as long); the last line when it is missing."""
+    close = re.compile(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    for j in range(i + 1, len(lines)):
+        if close.match(lines[j]):
+            return j
+    return len(lines) - 1
+
+
+def _split_options(body: list[str]) -> tuple[dict[str, str], list[str]]:
+    options: dict[str, str] = {}
+    k = 0
+    while k < len(body) and (m := _OPTION.match(body[k])):
+        options[m["key"]] = m["value"]
+        k += 1
+    return options, body[k:]
+
+
+def directives(text: str, chapter: str = "") -> list[Directive]:
+    """Every exercise and solution in a MyST text, in order, nested ones included
+    (``exercise-start``/``-end`` and ``solution-start``/``-end`` pairs too)."""
+    lines = text.splitlines()
+    found: list[Directive] = []
+
+    def scan(lo: int, hi: int) -> None:
+        i = lo
+        while i < hi:
+            m = _OPEN.match(lines[i])
+            if not m:
+                i += 1
+                continue
+            name, fence = m["name"], m["fence"]
+            j = min(_closing(lines, i, fence), hi - 1)
+            options, rest = _split_options(lines[i + 1:j])
+            base = name.removesuffix("-start")
+            if base in KINDS and name.endswith("-start"):
+                # Gated: the body runs from here to the matching {base-end} directive.
+                end = j
+                for k in range(j + 1, hi):
+                    mk = _OPEN.match(lines[k])
+                    if mk and mk["name"] == f"{base}-end":
+                        end = _closing(lines, k, mk["fence"])
+                        rest = lines[j + 1:k]
+                        break
+                found.append(_make(base, m["arg"], options, rest, chapter, i, end))
+                scan(j + 1, end)
+                i = end + 1
+                continue
+            if name in KINDS:
+                found.append(_make(name, m["arg"], options, rest, chapter, i, j))
+            if name not in ("code-cell", "code", "code-block"):
+                scan(i + 1 + len(options), j)
+            i = j + 1
+
+    scan(0, len(lines))
+    return found
+
+
+def _make(kind: str, arg: str, options: dict[str, str], body: list[str], chapter: str,
+          start: int, end: int) -> Directive:
+    if kind == "exercise":
+        label, title = options.get("label", ""), arg
+    else:
+        label, title = arg.split()[0] if arg.split() else "", options.get("title", "")
+    return Directive(kind, label, title, "\n".join(body).strip("\n"), chapter, start, end,
+                     options)
+
+
+def chapter_files(root: pathlib.Path = ROOT) -> list[pathlib.Path]:
+    return sorted((root / "chapters").glob("*.md"))
+
+
+def scan_chapters(root: pathlib.Path = ROOT) -> list[Directive]:
+    """Every exercise and solution in every chapter, chapter by chapter."""
+    out: list[Directive] = []
+    for path in chapter_files(root):
+        out += directives(path.read_text(), chapter=path.stem)
+    return out
+
+
+def solutions(root: pathlib.Path = ROOT) -> list[Directive]:
+    return [d for d in scan_chapters(root) if d.kind == "solution"]
+
+
+def exercises(root: pathlib.Path = ROOT) -> list[Directive]:
+    return [d for d in scan_chapters(root) if d.kind == "exercise"]
+
+
+def strip_solutions(text: str, note: str = "") -> str:
+    """The text with every solution directive removed (replaced by ``note`` when given,
+    with ``{label}`` filled in)."""
+    lines = text.splitlines()
+    for d in reversed([d for d in directives(text) if d.kind == "solution"]):
+        lines[d.start:d.end + 1] = [note.format(label=d.label)] if note else []
+    out = "\n".join(lines)
+    return out + "\n" if text.endswith("\n") and out else out
+
+
+_MARKUP = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\{[\w:.-]+\}`[^`]*`|`[^`]*`|\[[^\]]*\]\([^)]*\)"
+                     r"|<[^>]+>|[*_]{1,2}|\|", re.S)
+_WORD = re.compile(r"^[A-Za-z0-9(][A-Za-z0-9,.;()%]*(?:-[A-Za-z0-9,.;()%]+)*$")
+
+
+def plain_phrases(body: str, min_words: int = 5) -> list[str]:
+    """Runs of at least ``min_words`` plain words in a MyST body: no maths, roles, code,
+    links or quotes, so they appear verbatim in the built HTML's text. Longest first."""
+    _, rest = _split_options(body.splitlines())
+    text = _MARKUP.sub(" \x00 ", "\n".join(rest))
+    runs: list[list[str]] = [[]]
+    for token in text.split():
+        if _WORD.match(token):
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    phrases = [" ".join(r) for r in runs if len(r) >= min_words]
+    return sorted(phrases, key=len, reverse=True)
