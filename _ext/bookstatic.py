@@ -27,6 +27,10 @@ def _add_plotly_static(app, config) -> None:
 
 
 def setup(app):
+    # The notebooks this build executes inherit the environment: the book's widgets then
+    # emit only their static figure and create no ipywidget, so no notebook holds widget
+    # state and no page loads a widget manager (see widgets/base.py).
+    os.environ["GPU_BOOK_WIDGETS"] = "static"
     app.add_js_file("plotly.min.js", priority=400)
     # book-plotly.js and book.css sit in the book's _static folder, which Jupyter Book
     # loads on every page by itself.

@@ -93,3 +93,42 @@ def _op(op: Op) -> Op:
     if not isinstance(op, Op):
         raise ValueError(f"op must be a perfmodel.ops.Op, got {type(op).__name__}")
     return op
+
+
+#: The data type an operation's arrays have when it runs on a compute unit (the book's
+#: "precision" knob): FP32 cores on fp32 data, tensor cores on their own formats. FP4
+#: tensor work is counted in NVFP4, whose bytes include the block scales.
+UNIT_DTYPES = {"fp32": "fp32", "fp64": "fp64", "fp16_tensor": "fp16", "bf16_tensor": "bf16",
+               "fp8_tensor": "fp8", "fp4_tensor": "nvfp4"}
+
+
+def unit_dtype(unit: str) -> str:
+    """The dtype of the data an op runs on ``unit`` with (see UNIT_DTYPES)."""
+    return UNIT_DTYPES[_check.choice("unit", unit, UNIT_DTYPES)]
+
+
+def unit_for(machine: Machine | str, dtype: str, tensor: bool = True) -> str:
+    """The compute unit an op in ``dtype`` runs on: the dtype's tensor unit when ``tensor``
+    (a matrix product) and the machine has one, the FP64 unit for fp64, else FP32 cores
+    (narrow data is widened to FP32 for elementwise arithmetic)."""
+    m = get(machine)
+    d = _check.choice("dtype", dtype, ("fp64", "fp32", "fp16", "bf16", "fp8", "mxfp8",
+                                       "fp4", "nvfp4"))
+    if d == "fp64":
+        return "fp64" if "fp64" in m.peaks else "fp32"
+    family = {"mxfp8": "fp8", "nvfp4": "fp4"}.get(d, d)
+    if tensor and f"{family}_tensor" in m.peaks:
+        return f"{family}_tensor"
+    return "fp32"
+
+
+def pcie_time(machine: Machine | str, nbytes: float) -> float:
+    """Seconds to move ``nbytes`` bytes over the host link: nbytes / B_pcie."""
+    return _check.non_negative("nbytes", nbytes) / get(machine).bandwidth("pcie")
+
+
+def achieved(machine: Machine | str, op: Op, unit: str = "fp32", overhead: float = 0.0,
+             pcie_bytes: float = 0.0) -> float:
+    """Predicted FLOP/s the op reaches once its time includes the toll (and any copies):
+    F / time(...). With overhead 0 it is the attainable rate at the op's intensity."""
+    return _op(op).flops / time(machine, op, unit, overhead, pcie_bytes)

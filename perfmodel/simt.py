@@ -64,3 +64,17 @@ def useful_fraction(stride: int | str, elem_bytes: int = 4, sector: int = 32,
                     lanes: int = WARP) -> float:
     """Bytes asked for over bytes moved: lanes x elem_bytes / (sectors x sector)."""
     return lanes * elem_bytes / (sectors(stride, elem_bytes, sector, lanes) * sector)
+
+
+def busy_lanes(k: int, warps: int, warp: int = WARP) -> np.ndarray:
+    """Which threads work when one thread in every k does: bool array (warps, warp),
+    thread t = w x warp + lane busy when t % k == 0."""
+    k, w, n = _check.count("k", k), _check.count("warps", warps), _check.count("warp", warp)
+    return (np.arange(w * n).reshape(w, n) % k) == 0
+
+
+def touched_sectors(stride: int | str, elem_bytes: int = 4, sector: int = 32,
+                    lanes: int = WARP) -> np.ndarray:
+    """Sorted indices (address // sector) of the distinct sectors one warp's request touches."""
+    addr = lane_addresses(stride, elem_bytes, lanes)
+    return np.unique(addr // _check.count("sector", sector))

@@ -40,3 +40,27 @@ def last_wave_utilization(tiles: int, sms: int, blocks_per_sm: int = 1) -> float
 def useful_fraction(m: int, n: int, tile_m: int, tile_n: int) -> float:
     """Fraction of the tiled area that is real output: m n / (tiles x tile_m x tile_n)."""
     return m * n / (tiles(m, n, tile_m, tile_n) * tile_m * tile_n)
+
+
+def tile_edges(n: int, tile: int) -> list[int]:
+    """Boundaries of the tiles along one dimension of length n: 0, tile, 2 tile, ..., n
+    (the last tile is partial when tile does not divide n)."""
+    n, t = _check.count("n", n), _check.count("tile", tile)
+    return list(range(0, n, t)) + [n]
+
+
+def assignment(m: int, n: int, tile_m: int, tile_n: int, sms: int,
+               blocks_per_sm: int = 1) -> list[list[int]]:
+    """The wave (1, 2, ...) each output tile runs in, as rows x columns of tiles, when the
+    tiles are launched in row-major order and each wave fills every SM slot."""
+    rows = math.ceil(_check.count("m", m) / _check.count("tile_m", tile_m))
+    cols = math.ceil(_check.count("n", n) / _check.count("tile_n", tile_n))
+    slots = _check.count("sms", sms) * _check.count("blocks_per_sm", blocks_per_sm)
+    return [[(r * cols + c) // slots + 1 for c in range(cols)] for r in range(rows)]
+
+
+def busy_per_wave(tiles: int, sms: int, blocks_per_sm: int = 1) -> list[int]:
+    """Tiles running in each wave: every wave full (sms x blocks_per_sm) except the last."""
+    w = waves(tiles, sms, blocks_per_sm)
+    slots = sms * blocks_per_sm
+    return [slots] * (w - 1) + [tiles - slots * (w - 1)]

@@ -1,0 +1,440 @@
+"""One view, two renderings: the base every book widget is built on.
+
+A widget is a :class:`View`: a list of :class:`Control` objects (dropdowns and sliders
+over discrete values) and a function ``traces(settings)`` that asks perfmodel for the
+figure's traces at one setting of every control. From that one definition come
+
+- **live** (:class:`Live`): ipywidgets controls above a plotly ``FigureWidget``; every
+  control change calls ``traces`` again and moves the traces;
+- **static** (:meth:`View.static_figure`): a plain plotly figure whose own dropdowns
+  (``updatemenus``) and ``sliders`` carry the traces precomputed for each step.
+
+The static figure has one rule that keeps its size linear in the number of steps:
+each trace depends on at most one slider (plus the dropdowns). A dropdown entry carries
+the whole figure for its choice and resets the sliders; a slider step restyles only the
+traces that its slider moves. ``static_figure`` checks the rule and raises if a view
+breaks it.
+
+``_repr_mimebundle_`` returns the static figure as ``text/html`` (what the book shows)
+and, when ipywidgets can run, the live view (what Jupyter and Colab show). In the book
+build (``GPU_BOOK_WIDGETS=static``, set by ``_ext/bookstatic.py``) no ipywidget is
+created at all, so the executed notebooks hold no widget state and the pages load no
+widget manager.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from . import static
+
+Settings = dict[str, Any]
+
+#: Environment variable that picks the rendering: "static", "live" or "auto" (default:
+#: live when ipywidgets and anywidget import, else static).
+MODE_ENV = "GPU_BOOK_WIDGETS"
+
+#: Pixel geometry of the static figure's controls.
+TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 34, 46, 58
+
+#: Significant digits of the numbers in a static figure (the tests compare to 1e-5).
+DIGITS = 6
+
+_counter = itertools.count()
+
+
+@dataclass
+class Control:
+    """One control: ``name`` is the keyword argument it sets, ``label`` what the reader
+    reads, ``options`` the allowed values (a list, or a function of the settings of the
+    dropdowns before it), ``value`` the initial value, ``kind`` "slider" or "dropdown",
+    ``fmt`` turns a value into its label."""
+
+    name: str
+    label: str
+    options: Sequence | Callable[[Settings], Sequence]
+    value: Any
+    kind: str = "slider"
+    fmt: Callable[[Any], str] = str
+
+    def choices(self, settings: Settings) -> list:
+        """The allowed values given the other settings."""
+        opts = self.options(settings) if callable(self.options) else self.options
+        return list(opts)
+
+    def start(self, settings: Settings) -> Any:
+        """The initial value, or the middle choice where the initial one is not allowed."""
+        opts = self.choices(settings)
+        return self.value if self.value in opts else opts[len(opts) // 2]
+
+    def text(self, value: Any) -> str:
+        return f"{self.label}: {self.fmt(value)}"
+
+
+def check_choice(name: str, value: Any, options: Sequence, fmt: Callable[[Any], str] = str) -> Any:
+    """Return value if it is one of options, else raise ValueError naming the argument."""
+    if value in list(options):
+        return value
+    shown = ", ".join(fmt(o) for o in options)
+    raise ValueError(f"{name} must be one of {shown}; got {value!r}")
+
+
+def with_value(options: Sequence, value: Any, name: str, low: float = 0.0,
+               high: float = math.inf) -> list:
+    """Slider options with ``value`` added (sorted) when it is a number in [low, high]
+    that the list lacks; otherwise ValueError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]; got {value!r}")
+    opts = list(options)
+    return opts if value in opts else sorted(opts + [value])
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    """Return value if it is an integer in [low, high], else raise ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {value!r}")
+    return value
+
+
+def flatten(d: dict, prefix: str = "") -> dict:
+    """{"marker": {"color": x}} -> {"marker.color": x} (lists stay whole)."""
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _plain(obj):
+    return static._plain(obj)
+
+
+class View:
+    """Base class of the book's widgets: subclasses set ``name`` and ``height`` and
+    implement ``controls``, ``traces`` and ``layout``."""
+
+    name = "widget"
+    height = 420          # height of the plotting area in pixels
+    legend_px = 0         # room under the x axis for a horizontal legend (0: no legend)
+    title = ""
+
+    def __init__(self, **settings):
+        self._initial = settings
+
+    # --- what a widget defines -------------------------------------------------------
+    def controls(self) -> list[Control]:
+        raise NotImplementedError
+
+    def traces(self, s: Settings) -> list[dict]:
+        """The figure's traces (plotly dicts) at settings ``s``; same number and types of
+        traces for every setting."""
+        raise NotImplementedError
+
+    def layout(self, s: Settings) -> dict:
+        """Axes and annotations; may depend on the dropdowns' settings only."""
+        return {}
+
+    # --- settings ---------------------------------------------------------------------
+    def _controls(self) -> list[Control]:
+        if not hasattr(self, "_cache_controls"):
+            self._cache_controls = self.controls()
+        return self._cache_controls
+
+    def menus(self) -> list[Control]:
+        return [c for c in self._controls() if c.kind == "dropdown"]
+
+    def sliders(self) -> list[Control]:
+        return [c for c in self._controls() if c.kind == "slider"]
+
+    def settle(self, s: Settings) -> Settings:
+        """Settings completed and made valid in control order: each control keeps its value
+        when allowed, else takes its start value."""
+        out = dict(s)
+        for c in self._controls():
+            if c.name not in out or out[c.name] not in c.choices(out):
+                out[c.name] = c.start(out)
+        return out
+
+    def initial(self) -> Settings:
+        return self.settle({c.name: c.value for c in self._controls()})
+
+    # --- the static rendering --------------------------------------------------------
+    def _geometry(self) -> dict:
+        menus, sliders = len(self.menus()), len(self.sliders())
+        top = TITLE_PX + MENU_PX * menus
+        bottom = AXIS_PX + self.legend_px + SLIDER_PX * sliders
+        return {"top": top, "bottom": bottom, "plot": self.height,
+                "total": self.height + top + bottom}
+
+    def full_layout(self, s: Settings) -> dict:
+        """The view's layout with title, margins and height for the static controls."""
+        g = self._geometry()
+        lay = {"title": {"text": self.title_for(s), "x": 0.0, "xanchor": "left",
+                         "y": 1.0, "yanchor": "top", "yref": "container", "pad": {"t": 10, "l": 8},
+                         "font": {"size": 15}},
+               "height": g["total"], "margin": {"t": g["top"], "b": g["bottom"], "l": 62, "r": 16},
+               "hoverlabel": {"namelength": -1}, "font": {"size": 12},
+               "showlegend": bool(self.legend_px)}
+        if self.legend_px:
+            lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left",
+                             "y": -AXIS_PX / g["plot"], "yanchor": "top", "font": {"size": 11}}
+        lay.update(self.layout(s))
+        return lay
+
+    def title_for(self, s: Settings) -> str:
+        return self.title
+
+    def _slider(self, c: Control, i: int, s: Settings, base: list[dict]
+                ) -> tuple[dict, set, set]:
+        """One plotly slider for control c at dropdown settings s: each step restyles the
+        traces that differ from ``base`` somewhere along the slider."""
+        values = c.choices(s)
+        states = [self.traces(self.settle({**s, c.name: v})) for v in values]
+        flat_base = [flatten(t) for t in base]
+        moved: dict[int, set] = {}
+        for tr in states:
+            for j, t in enumerate(tr):
+                ft = flatten(t)
+                keys = {k for k in set(ft) | set(flat_base[j]) if ft.get(k) != flat_base[j].get(k)}
+                if keys:
+                    moved.setdefault(j, set()).update(keys)
+        idx = sorted(moved)
+        keys = sorted(set().union(*moved.values())) if moved else []
+        steps = []
+        for v, tr in zip(values, states):
+            upd = {k: [_plain(flatten(tr[j]).get(k)) for j in idx] for k in keys}
+            steps.append({"label": c.fmt(v), "method": "restyle", "args": [upd, idx],
+                          "value": str(values.index(v))})
+        g = self._geometry()
+        y = -(AXIS_PX + self.legend_px + SLIDER_PX * i) / g["plot"]
+        slider = {"name": c.name, "active": values.index(s[c.name]), "steps": steps,
+                  "currentvalue": {"prefix": c.label + ": ", "xanchor": "left",
+                                   "font": {"size": 13}, "offset": 4},
+                  "x": 0.0, "len": 1.0, "xanchor": "left", "y": y, "yanchor": "top",
+                  "pad": {"t": 12, "b": 0, "l": 0, "r": 0}, "ticklen": 3, "minorticklen": 0,
+                  "font": {"size": 1, "color": "rgba(0,0,0,0)"}, "transition": {"duration": 0}}
+        return slider, set(idx), set(keys)
+
+    def _state(self, s: Settings) -> tuple[list[dict], list[dict], dict, set]:
+        """(traces, sliders, layout, moved keys) of the static figure at dropdown
+        settings s; cached per choice of the dropdowns."""
+        s = self.settle(s)
+        key = tuple(s[c.name] for c in self.menus())
+        cache = self.__dict__.setdefault("_states", {})
+        if key not in cache:
+            base = self.traces(s)
+            sliders, owner, moved = [], {}, set()
+            for i, c in enumerate(self.sliders()):
+                sl, idx, keys = self._slider(c, i, s, base)
+                for j in idx:
+                    if j in owner:
+                        raise RuntimeError(f"{self.name}: trace {j} moves with both the "
+                                           f"{owner[j]!r} and {c.name!r} sliders")
+                    owner[j] = c.name
+                sliders.append(sl)
+                moved |= keys
+            cache[key] = (base, sliders, self.full_layout(s), moved)
+        return cache[key]
+
+    def _combos(self, level: int = 0, s: Settings | None = None) -> list[Settings]:
+        """Every choice of the dropdowns (later ones at each earlier one's options)."""
+        s = self.settle(s or {})
+        if level == len(self.menus()):
+            return [s]
+        c = self.menus()[level]
+        before = {d.name: s[d.name] for d in self.menus()[:level]}
+        return [x for v in c.choices(s)
+                for x in self._combos(level + 1, {**before, c.name: v})]
+
+    def _varying(self) -> list[str]:
+        """Trace keys a dropdown entry must set: those that differ between the dropdowns'
+        choices or that a slider moves (the rest never change, so entries omit them)."""
+        if "_varying_keys" not in self.__dict__:
+            states = [self._state(s) for s in self._combos()]
+            flat = [[flatten(t) for t in st[0]] for st in states]
+            keys = set().union(*(st[3] for st in states))
+            for j in range(len(flat[0])):
+                for k in set().union(*(set(f[j]) for f in flat)) - {"type"}:
+                    if any(f[j].get(k) != flat[0][j].get(k) for f in flat):
+                        keys.add(k)
+            self._varying_keys = sorted(keys)
+        return self._varying_keys
+
+    def _menu(self, level: int, s: Settings) -> list[dict]:
+        """The entries of dropdown ``level`` given the choices of the dropdowns before it."""
+        c = self.menus()[level]
+        before = {d.name: s[d.name] for d in self.menus()[:level]}
+        return [self._button(level, {**before, c.name: v}) for v in c.choices(s)]
+
+    def _button(self, level: int, prefix: Settings) -> dict:
+        """A dropdown entry: the figure for its choice (later dropdowns and every slider
+        at their start values), and the entries of the later dropdowns."""
+        c = self.menus()[level]
+        s = self.settle(prefix)
+        data, sliders, lay, _ = self._state(s)
+        layout_upd = {k: v for k, v in flatten(lay).items() if k != "height"}
+        layout_upd["sliders"] = sliders
+        for deeper in range(level + 1, len(self.menus())):
+            d = self.menus()[deeper]
+            layout_upd[f"updatemenus[{deeper}].buttons"] = self._menu(deeper, s)
+            layout_upd[f"updatemenus[{deeper}].active"] = d.choices(s).index(s[d.name])
+        data_upd = {k: [_plain(flatten(t).get(k)) for t in data] for k in self._varying()}
+        return {"label": c.text(s[c.name]), "method": "update",
+                "args": [data_upd, _plain(layout_upd)]}
+
+    def static_figure(self):
+        """The static plotly figure: dropdowns and sliders with precomputed steps."""
+        import plotly.graph_objects as go
+
+        s = self.initial()
+        data, sliders, lay, _ = self._state(s)
+        menus = []
+        g = self._geometry()
+        for level, c in enumerate(self.menus()):
+            y = 1 + (g["top"] - TITLE_PX - MENU_PX * level) / g["plot"]
+            menus.append({"buttons": self._menu(level, s),
+                          "active": c.choices(s).index(s[c.name]), "type": "dropdown",
+                          "direction": "down", "x": 0.0, "xanchor": "left", "y": y,
+                          "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
+                          "showactive": True, "font": {"size": 12}})
+        fig = go.Figure()
+        fig.update_layout(lay)
+        fig_dict = {"data": data, "layout": {**fig.to_plotly_json()["layout"],
+                                             "sliders": sliders, "updatemenus": menus}}
+        return go.Figure(fig_dict, skip_invalid=False)
+
+    def static_html(self, fig=None) -> str:
+        """The static figure as the book's HTML div (numbers to DIGITS digits)."""
+        fig = fig or self.static_figure()
+        return static.to_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS)
+
+    # --- the live rendering ----------------------------------------------------------
+    def live(self) -> "Live":
+        """The live view (ipywidgets + FigureWidget), built once."""
+        if not hasattr(self, "_live"):
+            self._live = Live(self)
+        return self._live
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        fig = self.static_figure()
+        html = self.static_html(fig)
+        if not live_available():
+            return {"text/html": html, "application/vnd.plotly.v1+json": static.figure_json(fig),
+                    "text/plain": f"<{self.name}: static figure>"}
+        _enable_colab_widgets()
+        bundle = dict(self.live().box._repr_mimebundle_(include, exclude) or {})
+        bundle["text/html"] = html
+        return bundle
+
+
+def mode() -> str:
+    """The rendering mode from GPU_BOOK_WIDGETS: "static", "live" or "auto"."""
+    m = os.environ.get(MODE_ENV, "auto").strip().lower()
+    return m if m in ("static", "live", "auto") else "auto"
+
+
+def live_available() -> bool:
+    """True when the live rendering should be built (not in the book build, and
+    ipywidgets + anywidget are importable)."""
+    if mode() == "static":
+        return False
+    try:
+        import anywidget  # noqa: F401  (plotly's FigureWidget needs it)
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_colab_done = False
+
+
+def _enable_colab_widgets() -> None:
+    """In Colab, switch on the custom widget manager that FigureWidget needs (once)."""
+    global _colab_done
+    if _colab_done or "google.colab" not in sys.modules:
+        return
+    try:
+        from google.colab import output  # type: ignore
+        output.enable_custom_widget_manager()
+    except Exception:  # pragma: no cover - Colab only
+        pass
+    _colab_done = True
+
+
+@dataclass
+class Live:
+    """ipywidgets controls above a FigureWidget; ``set(name, value)`` or changing a
+    control's value recomputes every trace through the view."""
+
+    view: View
+    settings: Settings = field(init=False)
+
+    def __post_init__(self):
+        import ipywidgets as W
+        import plotly.graph_objects as go
+
+        v = self.view
+        self.settings = v.initial()
+        lay = v.full_layout(self.settings)
+        lay["margin"] = {**lay["margin"], "t": TITLE_PX + 10, "b": AXIS_PX + 10}
+        lay["height"] = v.height + TITLE_PX + AXIS_PX + 20
+        self.figure = go.FigureWidget(data=[{k: val for k, val in t.items()}
+                                            for t in v.traces(self.settings)], layout=lay)
+        self.controls: dict[str, Any] = {}
+        style = {"description_width": "initial"}
+        for c in v._controls():
+            opts = [(c.fmt(o), o) for o in c.choices(self.settings)]
+            if c.kind == "dropdown":
+                w = W.Dropdown(options=opts, value=self.settings[c.name], description=c.label,
+                               style=style)
+            else:
+                w = W.SelectionSlider(options=opts, value=self.settings[c.name],
+                                      description=c.label, style=style, continuous_update=True,
+                                      layout=W.Layout(width="95%"))
+            w.observe(self._on_change(c.name), names="value")
+            self.controls[c.name] = w
+        menus = [self.controls[c.name] for c in v.menus()]
+        sliders = [self.controls[c.name] for c in v.sliders()]
+        self.box = W.VBox([W.HBox(menus), *sliders, self.figure])
+        self._busy = False
+
+    def _on_change(self, name: str):
+        def handler(change):
+            if not self._busy:
+                self.set(name, change["new"])
+        return handler
+
+    def set(self, name: str, value: Any) -> None:
+        """Set one control (as a reader would) and redraw."""
+        self.settings = self.view.settle({**self.settings, name: value})
+        self._busy = True
+        try:
+            for c in self.view._controls():
+                w = self.controls[c.name]
+                opts = [(c.fmt(o), o) for o in c.choices(self.settings)]
+                if list(w.options) != opts:
+                    w.options = opts
+                if w.value != self.settings[c.name]:
+                    w.value = self.settings[c.name]
+        finally:
+            self._busy = False
+        self.refresh()
+
+    def refresh(self) -> None:
+        s = self.settings
+        traces = self.view.traces(s)
+        lay = self.view.full_layout(s)
+        with self.figure.batch_update():
+            for t, new in zip(self.figure.data, traces):
+                t.update({k: val for k, val in new.items() if k != "type"})
+            self.figure.layout.title.text = lay["title"]["text"]
+            self.figure.layout.update({k: val for k, val in self.view.layout(s).items()})

@@ -1,0 +1,169 @@
+"""Roofline explorer: a machine's roof for one compute unit, with operations as dots.
+
+Each dot is one operation at its arithmetic intensity: the filled marker sits on the
+roof (attainable = min(P, I x B)), the open one below it is where the model puts the op
+once its launch toll is paid (F / (t0 + max(F/P, D/B))). Each slider moves its own
+dot(s); the other shape parameters of that dot are fixed and named in its legend entry.
+"""
+from __future__ import annotations
+
+from perfmodel import machines as pm_machines
+from perfmodel import ops, roofline
+from perfmodel.machines import UNIT_LABELS, Machine
+
+from .base import Control, Settings, View, check_choice, with_value
+from .style import COLORS, int_label, log_range, pow2
+
+#: Shapes fixed for the dots whose other parameter has the slider.
+TILED_N = 4096          # matrix size of the tiled-matmul dot
+LINEAR_D = 4096         # d_in = d_out of the linear layer
+FLASH_D = 64            # head dim of the flash-attention dot
+NAIVE_S = 4096          # sequence length of the naive-attention dot
+X_RANGE = (1e-2, 1e5)   # FLOP/byte shown
+
+#: Hover of a dot on the roof, and of its open twin (the same op with its launch toll).
+HOVER = ["<b>%{fullData.name}</b><br>F = %{customdata[0]:.3s}FLOP<br>D = %{customdata[1]:.3s}B"
+         "<br>I = %{x:.3g} FLOP/B<br>%{customdata[2]}-bound, ceiling %{y:.3s}FLOP/s<extra></extra>",
+         "<b>%{fullData.name}</b><br>with the launch toll: %{y:.3s}FLOP/s<extra></extra>"]
+
+
+def _dots() -> list[tuple[str, str, object]]:
+    """(slider name, legend label, op builder (value, dtype) -> Op) for every dot."""
+    return [
+        ("vector_n", "vector add", lambda n, dt: ops.vector_add(n, dt)),
+        ("matmul_n", "matmul, naive", lambda n, dt: ops.matmul(n, "none", dtype=dt)),
+        ("matmul_n", "matmul, perfect reuse", lambda n, dt: ops.matmul(n, "perfect", dtype=dt)),
+        ("tile", f"matmul {TILED_N}, tiled", lambda t, dt: ops.matmul(TILED_N, "tiled", t, dt)),
+        ("batch", f"linear {LINEAR_D}x{LINEAR_D}", lambda b, dt: ops.linear(b, LINEAR_D, LINEAR_D, dt)),
+        ("seq", f"attention, flash (d={FLASH_D})",
+         lambda s, dt: ops.attention(s, FLASH_D, flash=True, dtype=dt)),
+        ("head_dim", f"attention, naive (S={NAIVE_S})",
+         lambda d, dt: ops.attention(NAIVE_S, d, flash=False, dtype=dt)),
+    ]
+
+
+class RooflineExplorer(View):
+    """The roofline of a chosen machine and unit with the book's operations on it."""
+
+    name = "roofline-explorer"
+    height = 400
+    legend_px = 96
+
+    def __init__(self, machine: str | Machine = "T4", unit: str = "fp32",
+                 machines: list[Machine] | None = None, vector_n: int = 2 ** 20,
+                 matmul_n: int = 1024, tile: int = 32, batch: int = 1, seq: int = 4096,
+                 head_dim: int = 64):
+        extra = list(machines or [])
+        for m in extra:
+            if not isinstance(m, Machine):
+                raise ValueError(f"machines must be a list of perfmodel Machine objects; "
+                                 f"got {type(m).__name__}")
+        self.machines = {m.name: m for m in pm_machines.all_machines() if m.kind == "gpu"}
+        self.machines.update({m.name: m for m in extra})
+        if isinstance(machine, Machine):
+            self.machines.setdefault(machine.name, machine)
+            machine = machine.name
+        name = next((k for k in self.machines if isinstance(machine, str)
+                     and k.lower() == machine.lower()), None)
+        if name is None:
+            raise ValueError(f"machine must be one of {', '.join(self.machines)}; got {machine!r}")
+        unit = check_choice("unit", unit, self.machines[name].units(), lambda u: u)
+        self.shapes = {
+            "vector_n": with_value(pow2(10, 28, 3), vector_n, "vector_n", 1, 2 ** 34),
+            "matmul_n": with_value(pow2(4, 14), matmul_n, "matmul_n", 1, 2 ** 16),
+            "tile": with_value(pow2(3, 8), tile, "tile", 1, TILED_N),
+            "batch": with_value(pow2(0, 10), batch, "batch", 1, 2 ** 16),
+            "seq": with_value(pow2(8, 16), seq, "seq", 1, 2 ** 20),
+            "head_dim": with_value(pow2(5, 8), head_dim, "head_dim", 1, 1024),
+        }
+        for key, value in (("vector_n", vector_n), ("matmul_n", matmul_n), ("tile", tile),
+                           ("batch", batch), ("seq", seq), ("head_dim", head_dim)):
+            if value != int(value):
+                raise ValueError(f"{key} must be an integer; got {value!r}")
+        super().__init__(machine=name, unit=unit, vector_n=vector_n, matmul_n=matmul_n,
+                         tile=tile, batch=batch, seq=seq, head_dim=head_dim)
+
+    def controls(self) -> list[Control]:
+        i = self._initial
+        labels = {"vector_n": "vector length n", "matmul_n": "matmul size n",
+                  "tile": f"tile T (matmul {TILED_N})", "batch": "linear-layer batch",
+                  "seq": "attention sequence S", "head_dim": "attention head dim d"}
+        return [
+            Control("machine", "machine", list(self.machines), i["machine"], "dropdown"),
+            Control("unit", "precision", lambda s: self.units(s["machine"], i["unit"]),
+                    i["unit"], "dropdown",
+                    lambda u: f"{UNIT_LABELS[u]} ({roofline.unit_dtype(u)} data)"),
+        ] + [Control(k, labels[k], self.shapes[k], i[k], "slider", int_label)
+             for k in self.shapes]
+
+    def units(self, machine: str, keep: str) -> list[str]:
+        """The machine's units, less any that repeat an earlier one's peak and data width
+        (BF16 tensor where it equals FP16 tensor), except ``keep``."""
+        m = self.machines[machine]
+        out, seen = [], set()
+        for u in m.units():
+            key = (m.peak_flops(u), ops.dtype_bytes(roofline.unit_dtype(u)))
+            if key not in seen or u == keep:
+                out.append(u)
+            seen.add(key)
+        return out
+
+    def title_for(self, s: Settings) -> str:
+        return f"Roofline: {s['machine']}, {UNIT_LABELS[s['unit']]}"
+
+    @staticmethod
+    def dot_slider(index: int) -> str:
+        """The slider that moves dot ``index``."""
+        return _dots()[index][0]
+
+    def op(self, s: Settings, index: int):
+        """The Op of dot ``index`` at settings s (what the tests compare against)."""
+        key, _, build = _dots()[index]
+        return build(s[key], roofline.unit_dtype(s["unit"]))
+
+    def traces(self, s: Settings) -> list[dict]:
+        m = self.machines[s["machine"]]
+        unit = s["unit"]
+        peak, bw, ridge = m.peak_flops(unit), m.bandwidth("dram"), m.ridge(unit)
+        lo, hi = X_RANGE
+        floor = peak / 1e6
+        out = [
+            {"type": "scatter", "name": f"roof ({UNIT_LABELS[unit]}, DRAM)", "mode": "lines",
+             "x": [lo, ridge, hi], "y": [roofline.attainable(m, lo, unit), peak, peak],
+             "line": {"color": COLORS["roof"], "width": 3},
+             "hovertemplate": "%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>roof</extra>"},
+            {"type": "scatter", "name": f"ridge {ridge:.3g} FLOP/B", "mode": "lines+text",
+             "x": [ridge, ridge], "y": [floor, peak], "text": ["", f"ridge {ridge:.3g}"],
+             "textposition": "bottom right", "line": {"color": COLORS["ridge"], "dash": "dot"},
+             "hoverinfo": "skip"},
+        ]
+        toll = m.launch_overhead.value
+        for k, (_, label, _) in enumerate(_dots()):
+            op = self.op(s, k)
+            ceiling = roofline.attainable(m, op.intensity, unit)
+            with_toll = roofline.achieved(m, op, unit, overhead=toll)
+            row = [op.flops, op.bytes, roofline.bound(m, op, unit)]
+            out.append({"type": "scatter", "name": label, "mode": "lines+markers",
+                        "x": [op.intensity, op.intensity], "y": [ceiling, with_toll],
+                        "marker": {"symbol": ["circle", "circle-open"], "size": [11, 9],
+                                   "color": COLORS["ops"][k], "line": {"width": 2}},
+                        "line": {"color": COLORS["ops"][k], "dash": "dot", "width": 1},
+                        "customdata": [row, None], "hovertemplate": HOVER})
+        return out
+
+    def layout(self, s: Settings) -> dict:
+        m = self.machines[s["machine"]]
+        peak = m.peak_flops(s["unit"])
+        return {"xaxis": {"type": "log", "range": log_range(*X_RANGE),
+                          "title": {"text": "arithmetic intensity (FLOP/byte)"}},
+                "yaxis": {"type": "log", "range": log_range(peak / 1e6, peak * 3),
+                          "title": {"text": "FLOP/s"}, "exponentformat": "SI"}}
+
+
+def roofline_explorer(machine: str | Machine = "T4", unit: str = "fp32",
+                      machines: list[Machine] | None = None, **shapes) -> RooflineExplorer:
+    """The roofline explorer: ``machine`` (a name or Machine) and compute ``unit`` to start
+    with, ``machines`` extra Machine objects for the dropdown (e.g. a measured one from
+    ``perfmodel.machines.from_results``); shapes: vector_n, matmul_n, tile, batch, seq,
+    head_dim (initial slider values)."""
+    return RooflineExplorer(machine, unit, machines, **shapes)
