@@ -70,3 +70,9 @@ def barrier_efficiency(work) -> float:
     if not w or max(w) == 0:
         raise ValueError("work must list at least one unit with work > 0")
     return sum(w) / (len(w) * max(w))
+
+
+def in_flight(throughput: float, latency: float) -> float:
+    """Little's law in general: the items that must be in progress at once to sustain
+    ``throughput`` (items/s) when each takes ``latency`` (s) to complete."""
+    return _check.positive("throughput", throughput) * _check.positive("latency", latency)

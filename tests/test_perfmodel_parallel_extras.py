@@ -92,4 +92,13 @@ def test_notes_t4_is_the_measured_t4():
     assert m.bandwidth("pcie") == 12.3e9 and m.launch_overhead.value == 20e-6
     assert m.ridge("fp32") == approx(6.8e12 / 230e9)
     assert m.measured and m.sms == 40 and m.peak_flops("fp16_tensor") == 65e12
-    assert "T4" not in [n for n in machines.names() if n != "T4"]  # not added to the catalogue
+    assert "T4 (measured)" not in machines.names()  # not added to the catalogue
+
+
+def test_in_flight_is_littles_law():
+    # 000: 320 GB/s x 400 ns = 128,000 bytes; 003: a T4 FMA chain step takes 3.5 ns, and the
+    # chip finishes 8.1e12 / 2 FMAs per second
+    assert parallel.in_flight(320e9, 400e-9) == approx(128_000)
+    assert parallel.in_flight(8.1e12 / 2, 3.5e-9) == approx(14_175)
+    with pytest.raises(ValueError, match="latency"):
+        parallel.in_flight(1.0, 0)
