@@ -24,9 +24,7 @@ RIDGE40 = machines.measured("ridge-40 GPU", {"fp32": 40e12}, {"dram": 1e12},
 IMAGINARY = machines.measured("imaginary accelerator", {"fp32": 100e12}, {"dram": 1e12},
                               source="the lecture notes' imaginary accelerator")
 #: The T4 as the source notes measured it: 6.8 TFLOP/s of FMAs, 230 GB/s when copying.
-T4_MEASURED = machines.measured("T4 (measured in the source notes)", {"fp32": 6.8e12},
-                                {"dram": 230e9}, source="the source notes' measurements",
-                                base="T4")
+T4_MEASURED = machines.notes_t4()
 
 
 def _first(predicate, start: int = 1, stop: int = 1_000_000) -> int:
