@@ -23,7 +23,8 @@ KINDS = ("exercise", "solution")
 class Directive:
     """One exercise or solution. ``label`` is the exercise's ``:label:`` (its id, shared
     with the checker for numeric exercises) or the exercise a solution answers; ``start``
-    and ``end`` are the first and last line (0-based, inclusive) in the scanned text."""
+    and ``end`` are the first and last line (0-based, inclusive) in the scanned text, and
+    ``body_start``/``body_end`` those of its body."""
 
     kind: str
     label: str
@@ -33,6 +34,8 @@ class Directive:
     start: int = 0
     end: int = 0
     options: dict[str, str] = field(default_factory=dict)
+    body_start: int = 0  # first line of the body (after the options)
+    body_end: int = -1   # last line of the body
 
     @property
     def classes(self) -> list[str]:
@@ -77,19 +80,20 @@ def directives(text: str, chapter: str = "") -> list[Directive]:
             base = name.removesuffix("-start")
             if base in KINDS and name.endswith("-start"):
                 # Gated: the body runs from here to the matching {base-end} directive.
-                end = j
+                end, body = j, (j + 1, j)
                 for k in range(j + 1, hi):
                     mk = _OPEN.match(lines[k])
                     if mk and mk["name"] == f"{base}-end":
                         end = _closing(lines, k, mk["fence"])
-                        rest = lines[j + 1:k]
+                        rest, body = lines[j + 1:k], (j + 1, k - 1)
                         break
-                found.append(_make(base, m["arg"], options, rest, chapter, i, end))
+                found.append(_make(base, m["arg"], options, rest, chapter, i, end, body))
                 scan(j + 1, end)
                 i = end + 1
                 continue
             if name in KINDS:
-                found.append(_make(name, m["arg"], options, rest, chapter, i, j))
+                body = (i + 1 + len(options), j - 1 if j > i else j)
+                found.append(_make(name, m["arg"], options, rest, chapter, i, j, body))
             if name not in ("code-cell", "code", "code-block"):
                 scan(i + 1 + len(options), j)
             i = j + 1
@@ -99,13 +103,13 @@ def directives(text: str, chapter: str = "") -> list[Directive]:
 
 
 def _make(kind: str, arg: str, options: dict[str, str], body: list[str], chapter: str,
-          start: int, end: int) -> Directive:
+          start: int, end: int, span: tuple[int, int]) -> Directive:
     if kind == "exercise":
         label, title = options.get("label", ""), arg
     else:
         label, title = arg.split()[0] if arg.split() else "", options.get("title", "")
     return Directive(kind, label, title, "\n".join(body).strip("\n"), chapter, start, end,
-                     options)
+                     options, span[0], span[1])
 
 
 def chapter_files(root: pathlib.Path = ROOT) -> list[pathlib.Path]:
@@ -128,11 +132,20 @@ def exercises(root: pathlib.Path = ROOT) -> list[Directive]:
     return [d for d in scan_chapters(root) if d.kind == "exercise"]
 
 
+def _outermost(found: list[Directive]) -> list[Directive]:
+    """Those not inside another of the list (in order)."""
+    out: list[Directive] = []
+    for d in sorted(found, key=lambda d: d.start):
+        if not out or d.start > out[-1].end:
+            out.append(d)
+    return out
+
+
 def strip_solutions(text: str, note: str = "") -> str:
     """The text with every solution directive removed (replaced by ``note`` when given,
     with ``{label}`` filled in)."""
     lines = text.splitlines()
-    for d in reversed([d for d in directives(text) if d.kind == "solution"]):
+    for d in reversed(_outermost([d for d in directives(text) if d.kind == "solution"])):
         lines[d.start:d.end + 1] = [note.format(label=d.label)] if note else []
     out = "\n".join(lines)
     return out + "\n" if text.endswith("\n") and out else out

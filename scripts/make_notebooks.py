@@ -4,7 +4,9 @@
     python scripts/make_notebooks.py --check  # exit 1 and list the twins that are stale
 
 A twin is the chapter as jupytext reads it, with cell ids made deterministic, Colab's GPU
-runtime requested in its metadata, and one generated cell in front: the setup cell
+runtime requested in its metadata, exercises shown as plain Markdown (Colab does not know
+MyST directives) and their solutions left out (a twin is what students run; the solutions
+are in the book's instructor edition), and one generated cell in front: the setup cell
 (:data:`SETUP_TEMPLATE`, the one place its logic lives). In Colab that cell fetches the
 book's code from the repository and branch set in ``_config.yml``, installs what Colab
 lacks, enables Colab's custom widget manager and says which GPU it found; anywhere else
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 import jupytext
 import nbformat
 import yaml
+
+from exercises import _catalog, all_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTERS = "chapters"
@@ -162,12 +166,43 @@ def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / CHAPTERS).glob("*.md"))
 
 
+def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset()) -> str:
+    """A markdown cell for Colab: each ``{exercise}`` becomes a bold heading over its text,
+    each ``{solution}`` a one-line pointer (to ``check()`` for numeric exercises)."""
+    lines = text.splitlines()
+    found = _catalog.directives(text)
+    solutions = _catalog._outermost([d for d in found if d.kind == "solution"])
+    edits: list[tuple[int, int, list[str]]] = []  # (first, last, replacement), disjoint
+    for d in solutions:
+        note = f"*Solution to {d.label}: in the book's instructor edition.*"
+        if d.label in numeric:
+            note += (" Check your number with "
+                     f'`from exercises import check; check("{d.label}", your_answer)`.')
+        edits.append((d.start, d.end, [note]))
+    for d in found:
+        if d.kind != "exercise" or any(s.start <= d.start <= s.end for s in solutions):
+            continue
+        head = f"**Exercise {d.label}" + (f": {d.title}**" if d.title else "**")
+        blank = d.body_start < len(lines) and not lines[d.body_start].strip()
+        edits.append((d.start, d.body_start - 1, [head] if blank else [head, ""]))
+        if d.end > d.body_end:
+            edits.append((d.body_end + 1, d.end, []))
+    for first, last, replacement in sorted(edits, reverse=True):
+        lines[first:last + 1] = replacement
+    out = "\n".join(lines)
+    return out + "\n" if text.endswith("\n") else out
+
+
 def twin(name: str, root: pathlib.Path = ROOT) -> str:
     """The text of ``notebooks/<name>.ipynb``, generated from ``chapters/<name>.md``."""
     nb = jupytext.read(root / CHAPTERS / f"{name}.md", fmt="md:myst")
     setup = nbformat.v4.new_code_cell(setup_cell_source(root))
     setup.metadata = {"cellView": "form", "tags": ["colab-setup"]}
     nb.cells.insert(0, setup)
+    numeric = frozenset(e.id for e in all_exercises())
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = colab_markdown(cell.source, numeric)
     for i, cell in enumerate(nb.cells):
         cell["id"] = "colab-setup" if i == 0 else f"cell-{i:03d}"
         if cell.cell_type == "code":
