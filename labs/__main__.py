@@ -30,6 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     names = available() if a.all else [a.name]
     if a.name and a.name not in LABS:
         ap.error(f"unknown lab {a.name!r}; labs: {', '.join(LABS)}")
+    from .gpu import has_cuda
+
+    if not has_cuda():
+        print("python -m labs run: no CUDA GPU here (torch sees none), so there is nothing to "
+              "measure; the recorded results are under labs/results/ (labs.show(NAME) draws "
+              "them)", file=sys.stderr)
+        return 2
     failed = []
     for name in names:
         t0 = time.perf_counter()

@@ -29,7 +29,7 @@ def fma_grid() -> tuple[int, int]:
     """(blocks, threads) for the FMA-peak kernel: one full wave of resident threads."""
     cuda = kernels().cuda
     dev = cuda.get_current_device()
-    per_sm = max(BLOCK, int(dev.MAX_THREADS_PER_MULTI_PROCESSOR) // BLOCK * BLOCK)
+    per_sm = max(BLOCK, int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // BLOCK * BLOCK)
     blocks = int(dev.MULTIPROCESSOR_COUNT) * per_sm // BLOCK
     return blocks, blocks * BLOCK
 

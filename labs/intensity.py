@@ -45,7 +45,8 @@ def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int) -> list[
     import torch
 
     k_ = kernels()
-    x = k_.cuda.as_cuda_array(torch.rand(n, device="cuda"))
+    data = torch.rand(n, device="cuda")
+    x = k_.cuda.as_cuda_array(data)
     blocks = (n // VEC + BLOCK - 1) // BLOCK
     ridge = flops / bandwidth
     out = []

@@ -1,0 +1,96 @@
+"""A linear layer from batch 1 up past the ridge: sixty-four inputs cost what one does.
+
+What it isolates: weight reuse. One 4096 x 4096 FP16 weight matrix (32 MiB) applied to a
+batch of b input vectors: 2 b 4096^2 FLOPs over 2 (4096^2 + 2 b 4096) bytes, an intensity
+of about b (b 4096 / (4096 + 2b)). At batch 1 nearly all the time is reading the weights;
+each extra input reuses them and rides along almost free until the layer turns
+compute-bound.
+
+What the model predicts: t(b) = max(F(b)/P, D(b)/B), flat while memory-bound and rising
+linearly past the batch where the intensity equals the FP16 ridge P/B, with B the copy
+bandwidth and P the rate of a large FP16 matmul, both measured here. The measured bend is
+where the two measured asymptotes cross: b* = b_max x t(1) / t(b_max).
+
+Quick mode sweeps b = 1..1024 with 10 timed launches each. Estimated for a T4 from the
+model (230 GB/s, 21 TFLOP/s sustained FP16): 0.15 ms at batch 1 to 3.3 ms at 1024, about
+0.1 s for the sweep and 0.5 s for the FP16 reference matmul: a second or two, dominated by
+start-up (on the H200 well under a second).
+"""
+from __future__ import annotations
+
+from perfmodel import ops
+
+from . import ceilings, common
+from .gpu import cuda_time
+
+SUMMARY_KEYS = ("weight_bandwidth", "fp16_matmul_flops", "copy_bandwidth",
+                "bend_batch_measured", "bend_batch_model")
+D = 4096
+
+
+def model_seconds(batch: int, flops: float, bandwidth: float, d: int = D) -> float:
+    """Roofline seconds of a d x d FP16 linear layer on a batch: max(F/P, D/B)."""
+    op = ops.linear(batch, d, d, "fp16")
+    return max(op.flops / flops, op.bytes / bandwidth)
+
+
+def model_bend(flops: float, bandwidth: float, d: int = D) -> float | None:
+    """The batch at which the layer's intensity b d / (d + 2b) equals the ridge P/B
+    (None when the ridge is beyond the intensity any batch reaches, d/2)."""
+    ridge = flops / bandwidth
+    if ridge * 2 >= d:
+        return None
+    return ridge * d / (d - 2 * ridge)
+
+
+def run(quick: bool = False, max_batch: int | None = None) -> dict:
+    """Time the layer at batch 1, 2, 4, ... max_batch (default 2048, quick 1024)."""
+    import torch
+
+    common.require_cuda("linear_batch")
+    top = int(max_batch or (1024 if quick else 2048))
+    batches = common.powers_of_two(1, top)
+    copy = ceilings.copy_bandwidth(common.elements_for(2 ** 28 if quick else 2 ** 30, 4))
+    p16 = ceilings.matmul_rate(4096 if quick else 8192, "float16")["flops"]
+    w = torch.randn(D, D, device="cuda", dtype=torch.float16)
+    rows = []
+    with torch.no_grad():
+        for b in batches:
+            x = torch.randn(b, D, device="cuda", dtype=torch.float16)
+            t = cuda_time(lambda: torch.nn.functional.linear(x, w), warmup=3, repeats=10)
+            op = ops.linear(b, D, D, "fp16")
+            m = model_seconds(b, p16, copy)
+            rows.append({"kind": "linear", "batch": b, "seconds": t, "flops": op.flops / t,
+                         "intensity": op.intensity, "model_seconds": m,
+                         "bound": "memory" if op.bytes / copy >= op.flops / p16 else "compute"})
+    t1, tn = rows[0]["seconds"], rows[-1]["seconds"]
+    summary = {"weight_bandwidth": ops.linear(1, D, D, "fp16").bytes / t1,
+               "fp16_matmul_flops": p16, "copy_bandwidth": copy,
+               "bend_batch_measured": batches[-1] * t1 / tn,
+               "bend_batch_model": model_bend(p16, copy)}
+    params = {"quick": quick, "d": D, "dtype": "fp16", "batches": batches}
+    return common.record("linear_batch", params, rows, summary)
+
+
+def plot(results: list[dict]):
+    """Time per layer against batch for each run, the model from the measured roofs dashed,
+    and each run's bend marked."""
+    from . import plotting as p
+
+    fig = p.figure("A 4096 x 4096 FP16 linear layer: time against batch")
+    for i, r, name in p.each(results):
+        rs = p.rows(r, kind="linear")
+        p.points(fig, i, p.column(rs, "batch"), p.column(rs, "seconds"), name,
+                 text=p.column(rs, "bound"))
+        s = r["summary"]
+        if i == 0 and rs and s.get("fp16_matmul_flops") and s.get("copy_bandwidth") \
+                and s.get("bend_batch_model"):
+            b = p.column(rs, "batch")
+            p.model(fig, b, [model_seconds(x, s["fp16_matmul_flops"], s["copy_bandwidth"])
+                             for x in b], "model max(F/P, D/B)")
+            fig.add_vline(x=s["bend_batch_model"], line=dict(color="#7f7f7f", dash="dot"),
+                          annotation_text="model bend")
+        if s.get("bend_batch_measured"):
+            fig.add_vline(x=s["bend_batch_measured"], line=dict(color=p.COLORS[i], dash="dot"),
+                          annotation_text=f"measured bend ({r['context'].get('gpu_slug', '')})")
+    return p.axes(fig, "batch", "seconds per layer")

@@ -1,0 +1,92 @@
+"""Run the Labs I experiments on a GPU machine, quick then full, and print a short table.
+
+    python3 scripts/labs_device.py OUTDIR [quick] [full]
+
+Each mode runs in its own process (a crash in one cannot spoil the other); results go to
+OUTDIR/<mode>/<gpu>/<lab>.json, wall times to OUTDIR/<mode>/times.json, and everything is
+packed into OUTDIR/labs.tgz after every lab (what a time limit leaves still comes back).
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+import tarfile
+import time
+import traceback
+
+LABS = ("intensity", "paradox", "ops_on_roof", "linear_batch", "fusion", "pcie", "clocks")
+
+
+def pack(out: pathlib.Path) -> None:
+    tmp = out / "labs.tgz.part"
+    with tarfile.open(tmp, "w:gz") as tar:
+        for mode in ("quick", "full"):
+            if (out / mode).exists():
+                tar.add(out / mode, arcname=mode)
+    tmp.rename(out / "labs.tgz")
+
+
+def one(out: pathlib.Path, mode: str) -> None:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    import labs
+    from labs import results
+
+    times = {}
+    for name in LABS:
+        t0 = time.perf_counter()
+        try:
+            res = labs.module(name).run(quick=mode == "quick")
+            times[name] = time.perf_counter() - t0
+            path = results.save(res, out / mode)
+            print(f"[{mode}] {name}: {times[name]:.1f} s -> {path}", flush=True)
+            for k, v in res["summary"].items():
+                print(f"    {k} = {v}", flush=True)
+        except Exception:
+            times[name] = None
+            print(f"[{mode}] {name}: FAILED after {time.perf_counter() - t0:.1f} s", flush=True)
+            traceback.print_exc()
+        (out / mode).mkdir(parents=True, exist_ok=True)
+        (out / mode / "times.json").write_text(json.dumps(times))
+        pack(out)
+
+
+def table(out: pathlib.Path) -> None:
+    print("\n== Labs I on this GPU ==")
+    for mode in ("quick", "full"):
+        f = out / mode / "times.json"
+        if f.exists():
+            t = json.loads(f.read_text())
+            print(f"{mode:5s} " + "  ".join(f"{k}={v:.1f}s" if v else f"{k}=FAIL" for k, v in t.items()))
+    for mode in ("quick", "full"):
+        for p in sorted((out / mode).glob("*/intensity.json")):
+            r = json.loads(p.read_text())
+            s = r["summary"]
+            worst = max((abs(x["model_ratio"] - 1) for x in r["rows"]
+                         if x.get("kind") == "knob" and not x["near_ridge"]), default=None)
+            print(f"{mode}: stream/copy = {s['stream_bandwidth']:.4g}/{s['copy_bandwidth']:.4g} = "
+                  f"{s['stream_bandwidth'] / s['copy_bandwidth']:.3f}; fma/clock_peak = "
+                  f"{s['fma_flops']:.4g}/{s['fma_clock_peak']:.4g} = "
+                  f"{s['fma_flops'] / s['fma_clock_peak']:.3f}; knob worst |t/model-1| off-ridge = "
+                  f"{worst}; ridge {s['ridge_measured']:.3g}")
+            for x in r["rows"]:
+                if x.get("kind") == "knob":
+                    print(f"   k={x['k']:5d} I={x['intensity']:7.2f} t={x['seconds'] * 1e3:8.3f} ms "
+                          f"model={x['model_seconds'] * 1e3:8.3f} ratio={x['model_ratio']:.3f}"
+                          f"{' (near ridge)' if x['near_ridge'] else ''}")
+
+
+def main() -> int:
+    out = pathlib.Path(sys.argv[1])
+    if sys.argv[2:3] == ["--one"]:
+        one(out, sys.argv[3])
+        return 0
+    for mode in sys.argv[2:] or ["quick", "full"]:
+        subprocess.run([sys.executable, __file__, str(out), "--one", mode])
+    table(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Correctness checks of every numba kernel in labs.kernels, run under numba's CUDA simulator.
+
+Run as a script (``NUMBA_ENABLE_CUDASIM=1 python tests/labs_sim_checks.py``): it prints one
+JSON object {check name: "ok" or the failure}. tests/test_labs_sim_kernels.py starts it in a
+subprocess, so the simulator is enabled before numba.cuda is first imported whatever else
+the test session has imported. Sizes are tiny: the simulator runs each thread in Python.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+
+CHECKS = {}
+
+
+def check(fn):
+    CHECKS[fn.__name__] = fn
+    return fn
+
+
+def _k():
+    from labs.kernels import kernels
+
+    return kernels()
+
+
+@check
+def knob():
+    from labs.kernels import BLOCK, VEC, fma_reference, grid
+
+    k = _k()
+    rng = np.random.default_rng()
+    for kk in (0, 1, 3, 33, 70):  # below, at and above the unrolled block of 32
+        n = VEC * 70  # 70 threads: a partial block, and the i < size guard
+        x = rng.random(n, dtype=np.float32)
+        d = k.cuda.to_device(x.copy())
+        k.knob[grid(n // VEC), BLOCK](d, kk)
+        np.testing.assert_allclose(d.copy_to_host(), fma_reference(x, kk), rtol=1e-5, atol=1e-6)
+
+
+@check
+def fma_peak():
+    from labs.kernels import FMA_A, FMA_B, PEAK_CHAINS, UNROLL
+
+    k = _k()
+    threads, turns = 40, 2
+    out = k.cuda.to_device(np.full(threads, np.nan, dtype=np.float32))
+    k.fma_peak[1, 64](out, turns)  # 64 threads, 40 outputs: the guard must hold
+    got = out.copy_to_host()
+    for i in range(threads):
+        s = np.float32(i % 1024) * np.float32(1e-3)
+        total = np.float32(0)
+        vals = [s] + [s + np.float32(0.1 * c) for c in range(1, PEAK_CHAINS)]
+        for v in vals:
+            for _ in range(turns * UNROLL):
+                v = v * FMA_A + FMA_B
+            total += v
+        assert abs(got[i] - total) < 1e-4 * abs(total), (i, got[i], total)
+
+
+@check
+def scale_shift_relu():
+    from labs.kernels import BLOCK, grid
+
+    k = _k()
+    x = np.random.default_rng().standard_normal(300).astype(np.float16)
+    y = np.full_like(x, np.nan)
+    k.scale_shift_relu[grid(x.size), BLOCK](x, y)
+    ref = np.maximum(x.astype(np.float32) * 1.5 + 0.5, 0).astype(np.float16)
+    np.testing.assert_allclose(y.astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@check
+def sin2_cos2():
+    from labs.kernels import BLOCK, grid
+
+    k = _k()
+    x = (np.random.default_rng().standard_normal(300) * 10).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    k.sin2_cos2[grid(x.size), BLOCK](x, y)
+    np.testing.assert_allclose(y, 1.0, atol=1e-5)
+
+
+@check
+def spin():
+    k = _k()
+    out = np.zeros((3, 3), dtype=np.uint64)
+    k.spin[1, 1](out, 1, np.uint64(20_000))
+    assert out[0].sum() == 0 and out[2].sum() == 0, "only row j may be written"
+    assert out[1, 1] >= 20_000 and out[1, 2] > 0 and out[1, 0] > 0, out[1]
+
+
+@check
+def empty():
+    _k().empty[1, 32]()
+
+
+def main() -> int:
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        print("set NUMBA_ENABLE_CUDASIM=1", file=sys.stderr)
+        return 2
+    names = sys.argv[1:] or list(CHECKS)
+    res = {}
+    for name in names:
+        try:
+            CHECKS[name]()
+            res[name] = "ok"
+        except Exception:
+            res[name] = traceback.format_exc()
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
