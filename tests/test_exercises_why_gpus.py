@@ -1,0 +1,44 @@
+"""Each numeric answer of "Why GPUs exist" against plain arithmetic from the source notes'
+numbers (never perfmodel's output copied)."""
+import pytest
+
+from exercises import all_exercises, answer, check
+
+ADD = 2 ** 28
+EXPECTED = {
+    # 003's T4 table: 40 SMs x 64 lanes x 2 FLOPs per FMA x 1.59 GHz
+    "why-gpus-1": 40 * 64 * 2 * 1.59e9,
+    # datasheets: 4.8 TB/s over 320 GB/s
+    "why-gpus-2": 4.8e12 / 320e9,
+    # 003: the add is memory-bound on both: 230 GB/s over 23 GB/s
+    "why-gpus-3": 230e9 / 23e9,
+    # 003: matmul is compute-bound on both: 6.8 TFLOP/s over 215 GFLOP/s
+    "why-gpus-4": 6.8e12 / 215e9,
+    # 20 us x 230 GB/s / 12 bytes per element
+    "why-gpus-5": 20e-6 * 230e9 / 12,
+    # (4 us + 12 kB / 23 GB/s) / (20 us + 12 kB / 230 GB/s)
+    "why-gpus-6": (4e-6 + 12e3 / 23e9) / (20e-6 + 12e3 / 230e9),
+    # CPU 12 x 2^28 B at 23 GB/s over (same at 230 GB/s + 12 x 2^28 B at 12.3 GB/s)
+    "why-gpus-7": (12 * ADD / 23e9) / (12 * ADD / 230e9 + 12 * ADD / 12.3e9),
+    # 1 GB at 32 GB/s over 1 GB at 3.35 TB/s
+    "why-gpus-8": 3.35e12 / 32e9,
+    # (9 + 3 + 299 x 9) us over (1.4 + 3 + 299 x 3) us
+    "why-gpus-9": (12 + 299 * 9) / (4.4 + 299 * 3),
+}
+
+
+def test_every_why_gpus_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "why-gpus"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer(ex_id):
+    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-9)
+    assert check(ex_id, EXPECTED[ex_id]).startswith(f"{ex_id}: right")
+
+
+def test_the_model_reproduces_the_notes_regimes():
+    # 003: the GPU wins big jobs (11x, 19x measured), loses the tiny add and the round trip
+    assert answer("why-gpus-3") > 5 and answer("why-gpus-4") > 19
+    assert answer("why-gpus-6") < 1 and answer("why-gpus-7") < 1
