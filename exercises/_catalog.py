@@ -153,7 +153,7 @@ def strip_solutions(text: str, note: str = "") -> str:
 
 _MARKUP = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\{[\w:.-]+\}`[^`]*`|`[^`]*`|\[[^\]]*\]\([^)]*\)"
                      r"|<[^>]+>|[*_]{1,2}|\|", re.S)
-_WORD = re.compile(r"^[A-Za-z0-9(][A-Za-z0-9,.;()%]*(?:-[A-Za-z0-9,.;()%]+)*$")
+_WORD = re.compile(r"^(?!.*\.\.)[A-Za-z0-9(][A-Za-z0-9,.;()%]*(?:-[A-Za-z0-9,.;()%]+)*$")
 
 
 def plain_phrases(body: str, min_words: int = 5) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import shutil
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -26,14 +27,28 @@ def output_dir(edition: str, root: pathlib.Path = ROOT) -> pathlib.Path:
 
 
 def overrides(edition: str, root: pathlib.Path = ROOT) -> dict:
-    """The Sphinx settings an edition changes over ``_config.yml``."""
+    """The Sphinx settings an edition changes over ``_config.yml``.
+
+    The student edition also ships no page sources (``_sources/*.md`` holds every
+    solution) and so no "download this page" button pointing at them."""
     output_dir(edition, root)  # validates the name
-    return {
+    changes: dict = {
         "hide_solutions": EDITIONS[edition],
         "nb_execution_cache_path": str(root / "_build" / ".jupyter_cache"),
         "external_toc_path": (root / "_toc.yml").as_posix(),
         "latex_individualpages": False,
     }
+    if EDITIONS[edition]:
+        from jupyter_book.config import get_final_config
+
+        book, _ = get_final_config(user_yaml=root / "_config.yml",
+                                   cli_config={"latex_individualpages": False},
+                                   sourcedir=root)
+        theme = dict(book.get("html_theme_options") or {})
+        theme["use_download_button"] = False
+        changes.update(html_copy_source=False, html_show_sourcelink=False,
+                       html_theme_options=theme)
+    return changes
 
 
 def build(edition: str, root: pathlib.Path = ROOT, quiet: bool = True) -> int:
@@ -41,6 +56,8 @@ def build(edition: str, root: pathlib.Path = ROOT, quiet: bool = True) -> int:
     from jupyter_book.sphinx import build_sphinx
 
     out = output_dir(edition, root)
+    if EDITIONS[edition]:
+        shutil.rmtree(out / "_sources", ignore_errors=True)  # left by an older build
     result = build_sphinx(root, out, noconfig=True, path_config=str(root / "_config.yml"),
                           confoverrides=overrides(edition, root),
                           doctreedir=out.parent / ".doctrees", builder="html",
