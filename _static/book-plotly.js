@@ -4,8 +4,8 @@
 (function () {
   "use strict";
   var THEMES = {
-    light: {font: "#222222", grid: "#dddddd", zero: "#bbbbbb", bg: "rgba(0,0,0,0)", legend: "rgba(255,255,255,0.6)"},
-    dark: {font: "#e6e6e6", grid: "#444444", zero: "#666666", bg: "rgba(0,0,0,0)", legend: "rgba(20,20,20,0.6)"}
+    light: {font: "#222222", grid: "#dddddd", zero: "#bbbbbb", bg: "rgba(0,0,0,0)", legend: "rgba(255,255,255,0.6)", menu: "#f4f6f8", menuline: "#b0b8c4"},
+    dark: {font: "#e6e6e6", grid: "#444444", zero: "#666666", bg: "rgba(0,0,0,0)", legend: "rgba(20,20,20,0.6)", menu: "#2b2f36", menuline: "#5c6470"}
   };
   function themeName() {
     var t = document.documentElement.getAttribute("data-theme");
@@ -22,6 +22,12 @@
         upd[key + ".zerolinecolor"] = c.zero;
         upd[key + ".linecolor"] = c.zero;
       }
+    });
+    // Dropdown menus (the widgets' plotly updatemenus) take the theme's colours too.
+    (layout.updatemenus || []).forEach(function (menu, i) {
+      upd["updatemenus[" + i + "].bgcolor"] = c.menu;
+      upd["updatemenus[" + i + "].bordercolor"] = c.menuline;
+      upd["updatemenus[" + i + "].font.color"] = c.font;
     });
     return upd;
   }

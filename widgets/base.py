@@ -39,7 +39,7 @@ Settings = dict[str, Any]
 MODE_ENV = "GPU_BOOK_WIDGETS"
 
 #: Pixel geometry of the static figure's controls.
-TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 34, 46, 58
+TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 34, 60, 58
 
 #: Significant digits of the numbers in a static figure (the tests compare to 1e-5).
 DIGITS = 6
@@ -84,12 +84,15 @@ def check_choice(name: str, value: Any, options: Sequence, fmt: Callable[[Any], 
 
 
 def with_value(options: Sequence, value: Any, name: str, low: float = 0.0,
-               high: float = math.inf) -> list:
+               high: float = math.inf, integer: bool = False) -> list:
     """Slider options with ``value`` added (sorted) when it is a number in [low, high]
-    that the list lacks; otherwise ValueError naming the argument."""
+    (an integer when ``integer``) that the list lacks; otherwise ValueError naming the
+    argument."""
+    kind = "an integer" if integer else "a number"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]; got {value!r}")
+            not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)) or \
+            (integer and value != int(value)):
+        raise ValueError(f"{name} must be {kind} in [{low:g}, {high:g}]; got {value!r}")
     opts = list(options)
     return opts if value in opts else sorted(opts + [value])
 
@@ -220,7 +223,7 @@ class View:
                                    "font": {"size": 13}, "offset": 4},
                   "x": 0.0, "len": 1.0, "xanchor": "left", "y": y, "yanchor": "top",
                   "pad": {"t": 12, "b": 0, "l": 0, "r": 0}, "ticklen": 3, "minorticklen": 0,
-                  "font": {"size": 1, "color": "rgba(0,0,0,0)"}, "transition": {"duration": 0}}
+                  "font": {"size": 1}, "transition": {"duration": 0}}
         return slider, set(idx), set(keys)
 
     def _state(self, s: Settings) -> tuple[list[dict], list[dict], dict, set]:

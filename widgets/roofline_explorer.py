@@ -69,17 +69,13 @@ class RooflineExplorer(View):
             raise ValueError(f"machine must be one of {', '.join(self.machines)}; got {machine!r}")
         unit = check_choice("unit", unit, self.machines[name].units(), lambda u: u)
         self.shapes = {
-            "vector_n": with_value(pow2(10, 28, 3), vector_n, "vector_n", 1, 2 ** 34),
-            "matmul_n": with_value(pow2(4, 14), matmul_n, "matmul_n", 1, 2 ** 16),
-            "tile": with_value(pow2(3, 8), tile, "tile", 1, TILED_N),
-            "batch": with_value(pow2(0, 10), batch, "batch", 1, 2 ** 16),
-            "seq": with_value(pow2(8, 16), seq, "seq", 1, 2 ** 20),
-            "head_dim": with_value(pow2(5, 8), head_dim, "head_dim", 1, 1024),
+            "vector_n": with_value(pow2(10, 28, 3), vector_n, "vector_n", 1, 2 ** 34, integer=True),
+            "matmul_n": with_value(pow2(4, 14), matmul_n, "matmul_n", 1, 2 ** 16, integer=True),
+            "tile": with_value(pow2(3, 8), tile, "tile", 1, TILED_N, integer=True),
+            "batch": with_value(pow2(0, 10), batch, "batch", 1, 2 ** 16, integer=True),
+            "seq": with_value(pow2(8, 16), seq, "seq", 1, 2 ** 20, integer=True),
+            "head_dim": with_value(pow2(5, 8), head_dim, "head_dim", 1, 1024, integer=True),
         }
-        for key, value in (("vector_n", vector_n), ("matmul_n", matmul_n), ("tile", tile),
-                           ("batch", batch), ("seq", seq), ("head_dim", head_dim)):
-            if value != int(value):
-                raise ValueError(f"{key} must be an integer; got {value!r}")
         super().__init__(machine=name, unit=unit, vector_n=vector_n, matmul_n=matmul_n,
                          tile=tile, batch=batch, seq=seq, head_dim=head_dim)
 

@@ -34,3 +34,18 @@ def log_range(lo: float, hi: float) -> list[float]:
 def fraction_label(f: float) -> str:
     """0.25 -> '25%'."""
     return f"{100 * f:.3g}%"
+
+
+def table_trace(header: list[str], cells: list[list[str]], domain_y: list[float],
+                widths: list[float] | None = None) -> dict:
+    """A plotly table that reads in the light and the dark theme (transparent cells)."""
+    t = {"type": "table", "domain": {"x": [0, 1], "y": domain_y},
+         "header": {"values": header, "fill": {"color": "rgba(128,128,128,0.25)"},
+                    "line": {"color": "rgba(128,128,128,0.5)"}, "align": "left",
+                    "font": {"size": 12}},
+         "cells": {"values": cells, "fill": {"color": "rgba(0,0,0,0)"}, "height": 24,
+                   "line": {"color": "rgba(128,128,128,0.5)"}, "align": "left",
+                   "font": {"size": 12}}}
+    if widths:
+        t["columnwidth"] = widths
+    return t

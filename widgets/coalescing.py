@@ -1,0 +1,93 @@
+"""Coalescing: one warp's 32 loads, the 32-byte sectors they touch, the useful fraction.
+
+Top: each lane's byte address (4-byte floats at a stride, or a random gather) with the
+sectors the request touches shaded. Bottom: the useful fraction of the bytes moved for
+every stride, at the caches' 32-byte sectors and DRAM's 64-byte bursts (perfmodel.simt).
+"""
+from __future__ import annotations
+
+from perfmodel import simt
+
+from .base import Control, Settings, View, check_choice
+from .style import COLORS, fraction_label
+
+STRIDES: list[int | str] = [1, 2, 4, 8, 16, 32, 64, "random"]
+SECTOR, BURST, ELEM = 32, 64, 4
+
+
+def _label(stride) -> str:
+    return "random gather" if stride == "random" else f"{stride} element{'s' if stride != 1 else ''}"
+
+
+class Coalescing(View):
+    """The warp's 32 addresses and the sectors they cost."""
+
+    name = "coalescing"
+    height = 500
+    legend_px = 40
+
+    def __init__(self, stride: int | str = 1):
+        check_choice("stride", stride, STRIDES, str)
+        super().__init__(stride=stride)
+
+    def controls(self) -> list[Control]:
+        return [Control("stride", "stride", STRIDES, self._initial["stride"], "slider", _label)]
+
+    def title_for(self, s: Settings) -> str:
+        return "Coalescing: one warp's 32 loads of 4 bytes"
+
+    def traces(self, s: Settings) -> list[dict]:
+        st = s["stride"]
+        addr = simt.lane_addresses(st, ELEM)
+        sec = simt.touched_sectors(st, ELEM, SECTOR)
+        rank = {int(a): i for i, a in enumerate(sec)}
+        # Random addresses span megabytes: draw sectors side by side in address order.
+        compress = st == "random"
+        pos = [rank[int(a) // SECTOR] * SECTOR + int(a) % SECTOR if compress else int(a) for a in addr]
+        starts = [i * SECTOR for i in range(len(sec))] if compress else [int(x) * SECTOR for x in sec]
+        n_sec = len(sec)
+        useful = simt.useful_fraction(st, ELEM, SECTOR)
+        xs = [x for x in STRIDES]
+        return [
+            {"type": "bar", "x": [x + SECTOR / 2 for x in starts], "y": [32] * n_sec,
+             "width": [SECTOR * 0.96] * n_sec, "base": [-0.5] * n_sec, "name": "32-byte sectors moved",
+             "marker": {"color": "rgba(76,120,168,0.25)", "line": {"width": 0}},
+             "xaxis": "x", "yaxis": "y", "hoverinfo": "skip"},
+            {"type": "scatter", "mode": "markers", "name": "lane's 4 bytes", "x": pos,
+             "y": list(range(simt.WARP)), "marker": {"color": COLORS["accent"], "size": 6,
+                                                      "symbol": "square"},
+             "customdata": [int(a) for a in addr], "xaxis": "x", "yaxis": "y",
+             "hovertemplate": "lane %{y}: byte %{customdata:,}<extra></extra>"},
+            {"type": "scatter", "mode": "text", "x": [0], "y": [33.5], "xaxis": "x", "yaxis": "y",
+             "text": [f"{n_sec} sectors = {n_sec * SECTOR:,} B moved for 128 B used: "
+                      f"{fraction_label(useful)} useful"], "textposition": "middle right",
+             "textfont": {"size": 13}, "hoverinfo": "skip", "showlegend": False},
+            {"type": "scatter", "mode": "lines+markers", "name": "useful, 32 B sectors (L2)",
+             "x": [_label(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
+             "line": {"color": COLORS["roof"]}, "xaxis": "x2", "yaxis": "y2"},
+            {"type": "scatter", "mode": "lines+markers", "name": "useful, 64 B bursts (DRAM)",
+             "x": [_label(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
+             "line": {"color": COLORS["parts"]["compute"]}, "xaxis": "x2", "yaxis": "y2"},
+            {"type": "scatter", "mode": "markers", "name": "this stride", "x": [_label(st)],
+             "y": [useful], "marker": {"size": 14, "color": COLORS["accent"],
+                                       "line": {"width": 2, "color": "#fff"}},
+             "xaxis": "x2", "yaxis": "y2", "showlegend": False},
+        ]
+
+    def layout(self, s: Settings) -> dict:
+        return {"xaxis": {"domain": [0, 1], "anchor": "y", "title": {"text": "byte address"
+                          " (random gather: touched sectors side by side)", "standoff": 2},
+                          "autorange": True, "zeroline": False},
+                "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 35],
+                          "title": {"text": "lane"}},
+                "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "category",
+                           "tickangle": -30},
+                "yaxis2": {"domain": [0, 0.24], "anchor": "x2", "range": [0, 1.1],
+                           "tickformat": ".0%", "title": {"text": "useful"}},
+                "barmode": "overlay"}
+
+
+def coalescing(stride: int | str = 1) -> Coalescing:
+    """One warp reading 4-byte floats at ``stride`` elements apart (or "random"): the
+    sectors touched and the useful fraction of the bytes moved."""
+    return Coalescing(stride)

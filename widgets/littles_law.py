@@ -1,0 +1,90 @@
+"""Little's law: bytes in flight = bandwidth x latency, and the threads that takes.
+
+The table turns the machine's DRAM bandwidth and a load latency into bytes in flight and
+threads needed at three sizes of outstanding loads per thread. The curves show achieved
+bandwidth against warps for 1, 2, 4 and 8 independent 16-byte loads per thread (ILP), and
+the same points against bytes in flight, where they fall onto one line (perfmodel.little).
+"""
+from __future__ import annotations
+
+from perfmodel import little, machines as pm_machines, units
+from perfmodel.machines import Machine
+
+from .base import Control, Settings, View, check_choice, with_value
+from .style import COLORS, log_range, pow2, table_trace
+
+ILPS = (1, 2, 4, 8)
+BYTES_PER_LOAD = 16                       # one float4 load
+PER_THREAD = (4, 16, 64)                  # bytes outstanding per thread in the table
+WARPS = pow2(0, 14)
+LATENCIES_NS = list(range(100, 1001, 100))
+
+
+class LittlesLaw(View):
+    """Latency and bandwidth to bytes in flight, threads needed and achieved bandwidth."""
+
+    name = "littles-law"
+    height = 560
+    legend_px = 40
+
+    def __init__(self, machine: str | Machine = "T4", latency_ns: float = 400):
+        self.gpus = {m.name: m for m in pm_machines.all_machines() if m.kind == "gpu"}
+        if isinstance(machine, Machine):
+            self.gpus.setdefault(machine.name, machine)
+            machine = machine.name
+        name = next((k for k in self.gpus if isinstance(machine, str)
+                     and k.lower() == machine.lower()), None)
+        check_choice("machine", name or machine, list(self.gpus))
+        self.latencies = with_value(LATENCIES_NS, latency_ns, "latency_ns", 1, 1e6)
+        super().__init__(machine=name, latency_ns=latency_ns)
+
+    def controls(self) -> list[Control]:
+        i = self._initial
+        return [Control("machine", "machine", list(self.gpus), i["machine"], "dropdown"),
+                Control("latency_ns", "load latency", self.latencies, i["latency_ns"], "slider",
+                        lambda ns: f"{ns:g} ns")]
+
+    def title_for(self, s: Settings) -> str:
+        return f"Little's law on the {s['machine']}"
+
+    def traces(self, s: Settings) -> list[dict]:
+        m = self.gpus[s["machine"]]
+        bw, lat = m.bandwidth("dram"), s["latency_ns"] * 1e-9
+        need = little.bytes_in_flight(bw, lat)
+        header = ["bytes in flight B × L"] + [f"threads, {b} B each" for b in PER_THREAD]
+        cells = [[units.nbytes(need)]] + [[f"{little.threads_needed(bw, lat, b):,.0f}"]
+                                          for b in PER_THREAD]
+        out = [table_trace(header, cells, [0.86, 1])]
+        for k, ilp in enumerate(ILPS):
+            got = [little.bandwidth_vs_warps(w, ilp, BYTES_PER_LOAD, lat, bw) for w in WARPS]
+            color = COLORS["ops"][k]
+            out.append({"type": "scatter", "mode": "lines", "name": f"ILP {ilp}", "x": WARPS,
+                        "y": got, "line": {"color": color}, "xaxis": "x", "yaxis": "y",
+                        "hovertemplate": "%{x} warps: %{y:.3s}B/s<extra>ILP " + str(ilp) + "</extra>"})
+            out.append({"type": "scatter", "mode": "markers", "name": f"ILP {ilp} (bytes)",
+                        "x": [w * little.WARP * ilp * BYTES_PER_LOAD for w in WARPS], "y": got,
+                        "marker": {"color": color, "size": 13 - 3 * k}, "xaxis": "x2", "yaxis": "y2",
+                        "showlegend": False,
+                        "hovertemplate": "%{x:.3s}B in flight: %{y:.3s}B/s<extra></extra>"})
+        out.append({"type": "scatter", "mode": "lines+text", "name": "B × L",
+                    "x": [need, need], "y": [0, bw * 1.08], "text": ["", f"B×L = {units.nbytes(need)}"],
+                    "textposition": "bottom right", "xaxis": "x2", "yaxis": "y2",
+                    "line": {"color": COLORS["ridge"], "dash": "dot"}, "showlegend": False,
+                    "hoverinfo": "skip"})
+        return out
+
+    def layout(self, s: Settings) -> dict:
+        bw = self.gpus[s["machine"]].bandwidth("dram")
+        y = {"range": [0, bw * 1.1], "exponentformat": "SI", "title": {"text": "B/s"}}
+        return {"xaxis": {"type": "log", "anchor": "y", "domain": [0, 1],
+                          "title": {"text": "warps (32 threads each)", "standoff": 4}},
+                "yaxis": {**y, "domain": [0.45, 0.8], "anchor": "x"},
+                "xaxis2": {"type": "log", "anchor": "y2", "domain": [0, 1],
+                           "range": log_range(5e2, 1e8), "title": {"text": "bytes in flight"}},
+                "yaxis2": {**y, "domain": [0, 0.3], "anchor": "x2"}}
+
+
+def littles_law(machine: str | Machine = "T4", latency_ns: float = 400) -> LittlesLaw:
+    """Little's law on a GPU (``machine``) for a DRAM load latency you slide
+    (initially ``latency_ns`` nanoseconds)."""
+    return LittlesLaw(machine, latency_ns)
