@@ -169,3 +169,69 @@ def plain_phrases(body: str, min_words: int = 5) -> list[str]:
             runs.append([])
     phrases = [" ".join(r) for r in runs if len(r) >= min_words]
     return sorted(phrases, key=len, reverse=True)
+
+
+# --- The list of exercises on the "For instructors" page ------------------------------
+
+_LAB = re.compile(r"\blabs?\b|\bthen,? measured?\b", re.I)
+GPU_NEEDED = "needed"
+GPU_OPTIONAL = "optional"
+
+
+def chapter_title(path: pathlib.Path) -> str:
+    for line in path.read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return path.stem
+
+
+def _short(text: str, n: int = 90) -> str:
+    text = re.sub(r"\{[\w:.-]+\}`([^`]*)`", r"\1", text)  # roles: keep their target
+    text = re.sub(r"[$*`]", "", " ".join(text.split()))
+    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
+
+
+def gpu_use(d: Directive | None, numeric_needs_gpu: bool = False) -> str:
+    """``needed`` when the exercise is marked so (``needs_gpu=True`` in register(), or
+    ``:class: needs-gpu`` on the directive); ``optional`` when it compares with a lab's
+    measurement (without a GPU the lab cells show recorded results); else empty."""
+    if numeric_needs_gpu or (d is not None and "needs-gpu" in d.classes):
+        return GPU_NEEDED
+    if d is not None and _LAB.search(d.title + " " + d.body):
+        return GPU_OPTIONAL
+    return ""
+
+
+def _answer(ex) -> tuple[str, str]:
+    if ex is None:
+        return "written", ""
+    unit = {"x": "ratio", "": "plain number"}.get(ex.unit, ex.unit)
+    return f"number ({unit})", f"{ex.rel_tol:.0%}"
+
+
+def exercise_rows(root: pathlib.Path = ROOT) -> list[dict[str, str]]:
+    """One row per exercise of every chapter (written or numeric), then the numeric
+    exercises no chapter shows yet: chapter, id, exercise, answer, right within, GPU."""
+    from .registry import all_exercises
+
+    numeric = {e.id: e for e in all_exercises()}
+    rows: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for path in chapter_files(root):
+        title = chapter_title(path)
+        for d in directives(path.read_text(), path.stem):
+            if d.kind != "exercise":
+                continue
+            ex = numeric.get(d.label)
+            seen.add(d.label)
+            kind, tol = _answer(ex)
+            rows.append({"chapter": title, "id": d.label or "(no label)",
+                         "exercise": _short(d.title or d.body), "answer": kind,
+                         "right within": tol, "GPU": gpu_use(d, bool(ex and ex.needs_gpu))})
+    for ex in numeric.values():
+        if ex.id not in seen:
+            kind, tol = _answer(ex)
+            rows.append({"chapter": ex.chapter, "id": ex.id, "exercise": _short(ex.question),
+                         "answer": kind, "right within": tol,
+                         "GPU": GPU_NEEDED if ex.needs_gpu else ""})
+    return rows
