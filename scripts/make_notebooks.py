@@ -69,6 +69,19 @@ def _book_setup():
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (book, os.environ.get("PYTHONPATH", "")) if p)
     os.chdir(os.path.join(book, "notebooks"))
+    try:
+        import myst_nb  # noqa: F401
+    except ImportError:  # chapters glue numbers into the book's text; in Colab glue shows them
+        import types
+
+        from IPython.display import display as show
+
+        def glue(name, variable, display=True):
+            if display:
+                show(variable)
+
+        sys.modules["myst_nb"] = types.ModuleType("myst_nb")
+        sys.modules["myst_nb"].glue = glue
     from google.colab import output
 
     output.enable_custom_widget_manager()

@@ -171,3 +171,26 @@ def test_missing_repository_is_a_clear_error(tmp_path):
     (tmp_path / "_config.yml").write_text("title: x\n")
     with pytest.raises(ValueError, match="repository"):
         make_notebooks.repository(tmp_path)
+
+
+def test_colab_gets_a_glue_that_shows_what_chapters_glue(monkeypatch, capsys):
+    """Colab has no myst_nb; the chapters' `from myst_nb import glue` must still work."""
+    Colab(monkeypatch)
+    monkeypatch.setitem(sys.modules, "myst_nb", None)  # not installed
+    _run_cell()
+    from myst_nb import glue
+
+    assert glue.__module__ != "myst_nb.ext.glue"
+    capsys.readouterr()
+    glue("hidden", 1.5, display=False)
+    glue("shown", 2.25)
+    out = capsys.readouterr().out
+    assert "1.5" not in out and "2.25" in out
+
+
+def test_colab_keeps_a_real_myst_nb(monkeypatch):
+    import myst_nb
+
+    Colab(monkeypatch)
+    _run_cell()
+    assert sys.modules["myst_nb"] is myst_nb
