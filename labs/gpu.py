@@ -75,10 +75,13 @@ def context() -> dict:
     return ctx
 
 
-def cuda_time(fn: Callable[[], object], warmup: int = 3, repeats: int = 20) -> float:
+def cuda_time(fn: Callable[[], object], warmup: int = 3, repeats: int = 20,
+              before: Callable[[], object] | None = None) -> float:
     """Median seconds of ``fn()`` on the GPU, timed with CUDA events after warm-up.
 
     Each repeat is timed on its own pair of events; the median is robust to stragglers.
+    ``before`` (optional) is called ahead of each start event, outside the timed span
+    (:func:`labs.timing.queued_time` queues a spin there).
     """
     import torch
 
@@ -88,6 +91,8 @@ def cuda_time(fn: Callable[[], object], warmup: int = 3, repeats: int = 20) -> f
     times = []
     for _ in range(max(1, repeats)):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if before is not None:
+            before()
         start.record()
         fn()
         stop.record()

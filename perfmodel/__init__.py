@@ -14,11 +14,12 @@ parallel   Amdahl, Gustafson, efficiency
 waves      tiles and waves of thread blocks on the SMs
 softmax    the online-softmax state (m, l, u) and its merge
 simt       warps: divergence passes, coalescing sectors
+hierarchy  the memory staircase: latency plateaus by working set; attention's footprint
 clocks     why the roof moves: peak from SMs x lanes x 2 x clock, power-capped clocks
 units      formatting of SI quantities for display
 """
-from . import (clocks, little, machines, ops, parallel, roofline, simt, softmax,
-               units, waves)
+from . import (clocks, hierarchy, little, machines, ops, parallel, roofline, simt,
+               softmax, units, waves)
 
 __all__ = ["machines", "ops", "roofline", "little", "parallel", "waves",
-           "softmax", "simt", "clocks", "units"]
+           "softmax", "simt", "clocks", "units", "hierarchy"]

@@ -1,0 +1,241 @@
+"""Little's law: bandwidth = bytes in flight / latency, until the memory saturates.
+
+What it isolates: how many bytes are on order at once. A streaming read
+(:func:`labs.memkernels.read_kernel` with 16-byte loads) runs with W warps, each thread
+keeping L independent loads open (L = 1, 2, 4, 8), over a buffer several times the L2.
+Bytes in flight = W x 32 x L x 16. Then: every warp packed onto ONE SM (a single block),
+and the latency one pointer-chasing thread sees while the rest of the GPU streams
+(:func:`labs.memkernels.loaded_chase_kernel`), beside its latency on an idle GPU.
+
+What the model predicts (:func:`perfmodel.little.achieved_bandwidth`): bandwidth =
+min(peak, in_flight / latency). Plotted against warps the four L give four curves;
+plotted against bytes in flight they fall onto one, since only the bytes on order count,
+not whether warps or loads per thread put them there. Saturation comes at about
+latency x bandwidth (a little more: queueing), and past it more orders only wait longer,
+so the loaded latency climbs while the bandwidth stays flat. One SM has a cap of its own.
+
+``saturation_bandwidth`` is the best bandwidth of the sweep (bytes read per second);
+``bytes_in_flight_at_saturation`` the fewest bytes in flight reaching 90% of it;
+``one_sm_bandwidth`` the best with every warp on one SM. A torch device-to-device copy
+(bytes read + written per second) is measured in the same run for comparison.
+"""
+from __future__ import annotations
+
+import itertools
+import statistics
+
+import numpy as np
+
+from perfmodel import little
+
+from . import common, latency
+from .ceilings import copy_bandwidth
+from .gpu import numba_cuda
+from .memkernels import loaded_chase_kernel, read_kernel, resident_blocks, wide_load
+from .timing import queued_time
+
+SUMMARY_KEYS = ("saturation_bandwidth", "bytes_in_flight_at_saturation", "one_sm_bandwidth")
+ILPS = (1, 2, 4, 8)
+LOAD_BYTES = 16
+WARP = 32
+#: Share of the saturation bandwidth that counts as saturated.
+SATURATED = 0.9
+#: Below this share of saturation, the four L curves are compared at equal bytes in flight.
+BELOW = 0.8
+
+
+def block_shape(warps: int, sms: int, max_warps_per_block: int = 8) -> tuple[int, int]:
+    """(blocks, threads per block) for ``warps`` warps spread over ``sms`` SMs: one warp a
+    block while there are fewer warps than SMs, then a power of two up to 8 warps a block."""
+    if warps < 1 or sms < 1:
+        raise ValueError(f"warps and sms must be >= 1; got {warps}, {sms}")
+    per_block = 1
+    while per_block * 2 <= min(max_warps_per_block, warps // sms) and warps % (per_block * 2) == 0:
+        per_block *= 2
+    return warps // per_block, per_block * WARP
+
+
+class Streamer:
+    """Launches the streaming read over one buffer, each launch on a fresh region."""
+
+    def __init__(self, x, positions: int, max_iters: int):
+        self.x, self.positions, self.max_iters = x, positions, max_iters
+        self.cuda = numba_cuda()
+        self.base = 0
+
+    def time(self, ilp: int, blocks: int, tpb: int, repeats: int) -> dict | None:
+        """One grid's bandwidth (None if more blocks than fit at once)."""
+        kern = read_kernel(ilp, wide_load())
+        threads = blocks * tpb
+        iters = int(max(1, min(self.max_iters, self.positions // (threads * ilp))))
+        region = threads * ilp * iters
+        out = self.cuda.device_array(threads, dtype=np.float64)
+
+        def launch():
+            if self.base + region > self.positions:
+                self.base = 0
+            kern[blocks, tpb](self.x, self.x, self.base + region, self.base, iters, 1, out)
+            self.base += region
+
+        launch()
+        if blocks > resident_blocks(kern, tpb):
+            return None
+        t = queued_time(launch, warmup=1, repeats=repeats)
+        nbytes = region * LOAD_BYTES
+        return {"seconds": t, "bytes": nbytes, "bandwidth": nbytes / t, "iters": iters}
+
+
+def _collapse(grid_rows: list[dict], saturation: float) -> list[dict]:
+    """Rows comparing the four L at each bytes-in-flight value all of them reach below
+    saturation: the spread is max / min bandwidth (1 = one curve)."""
+    out = []
+    for flight, group in itertools.groupby(sorted(grid_rows, key=lambda r: r["bytes_in_flight"]),
+                                           key=lambda r: r["bytes_in_flight"]):
+        g = {r["loads_per_thread"]: r["bandwidth"] for r in group}
+        if set(g) == set(ILPS) and max(g.values()) < BELOW * saturation:
+            out.append({"experiment": "collapse", "bytes_in_flight": flight,
+                        "bandwidth_by_loads": {str(k): v for k, v in sorted(g.items())},
+                        "spread": max(g.values()) / min(g.values())})
+    return out
+
+
+def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser) -> list[dict]:
+    """The chase's latency with streaming blocks beside it, for each streamers-per-SM count."""
+    cuda = numba_cuda()
+    ilp = 4
+    kern = loaded_chase_kernel(ilp)
+    arr = cuda.as_cuda_array(chain).view(np.uint32)
+    flag = cuda.device_array(1, dtype=np.int32)
+    out = cuda.device_array(4, dtype=np.int64)
+    rows = []
+    for wps in warps_per_sm:
+        tpb = WARP * min(wps, 8)
+        blocks = sms * wps * WARP // tpb
+        sums = cuda.device_array(blocks * tpb, dtype=np.float64)
+        iters = -(-positions // (blocks * tpb * ilp))
+        lat_ns, lat_cyc, bws = [], [], []
+        for rep in range(3):
+            flag.copy_to_device(np.zeros(1, np.int32))
+            out.copy_to_device(np.zeros(4, np.int64))
+            chaser.flush()
+
+            def launch():
+                kern[blocks + 1, tpb](arr, chaser.node, steps, x, positions, iters, 50,
+                                      flag, out, sums)
+
+            if rep == 0:  # compile, then check every block fits at once
+                launch()
+                if blocks + 1 > resident_blocks(kern, tpb):
+                    break
+                continue
+            t = queued_time(launch, warmup=0, repeats=1, sleep_cycles=0)
+            res = out.copy_to_host()
+            chaser.node = int(res[0])
+            lat_cyc.append(res[1] / steps)
+            lat_ns.append(res[2] / steps)
+            bws.append(res[3] / blocks * positions * LOAD_BYTES / t)
+        if lat_ns:
+            rows.append({"experiment": "loaded_latency", "stream_warps_per_sm": wps,
+                         "stream_bytes_in_flight": sms * wps * WARP * ilp * LOAD_BYTES,
+                         "latency_ns": statistics.median(lat_ns),
+                         "latency_cycles": statistics.median(lat_cyc),
+                         "stream_bandwidth": statistics.median(bws)})
+    return rows
+
+
+def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | None = None) -> dict:
+    """The W x L sweep, the one-SM sweep, the idle and loaded latencies and the copy; see
+    the module docstring. buffer_bytes: the streamed buffer (default 2 GiB, quick 1 GiB)."""
+    import torch
+
+    common.require_cuda("littles_law")
+    repeats = int(repeats or (3 if quick else 7))
+    ctx = common.context()
+    sms, l2 = int(ctx["sms"]), int(ctx.get("l2_bytes") or 4 * 2 ** 20)
+    n = common.elements_for(buffer_bytes or (2 ** 30 if quick else 2 ** 31), 4, share=0.25,
+                            multiple=4 * 1024)
+    cuda = numba_cuda()
+    xt = torch.rand(n, device="cuda")
+    x = cuda.as_cuda_array(xt)
+    stream = Streamer(x, n // 4, max_iters=128 if quick else 256)
+    copy = copy_bandwidth(min(n, 2 ** 28), repeats=10)
+
+    rows: list[dict] = [{"experiment": "copy", "bandwidth": copy}]
+    max_warps = sms * 64
+    for ilp in ILPS:
+        for warps in common.powers_of_two(1, max_warps):
+            blocks, tpb = block_shape(warps, sms)
+            r = stream.time(ilp, blocks, tpb, repeats)
+            if r is None:
+                break
+            rows.append({"experiment": "grid", "loads_per_thread": ilp, "warps": warps,
+                         "warps_per_sm": warps / sms, "blocks": blocks, "threads_per_block": tpb,
+                         "bytes_in_flight": warps * WARP * ilp * LOAD_BYTES, **r})
+    for ilp in (4, 8):
+        for warps in common.powers_of_two(1, 32):
+            r = stream.time(ilp, 1, warps * WARP, repeats)
+            if r is None:
+                break
+            rows.append({"experiment": "one_sm", "loads_per_thread": ilp, "warps": warps,
+                         "bytes_in_flight": warps * WARP * ilp * LOAD_BYTES, **r})
+
+    grid = [r for r in rows if r["experiment"] == "grid"]
+    sat = max(r["bandwidth"] for r in grid)
+    at_sat = min(r["bytes_in_flight"] for r in grid if r["bandwidth"] >= SATURATED * sat)
+    chain = latency.device_chain(int(min(2 ** 30, max(16 * l2, 2 ** 26))), seed=7)
+    chaser = latency.Chaser(l2)
+    steps = 512 if quick else 2048
+    idle_cycles, idle_ns = chaser.measure(chain, steps)
+    rows.append({"experiment": "idle_latency", "latency_ns": idle_ns, "latency_cycles": idle_cycles,
+                 "working_set_bytes": chain.numel() * 4})
+    rows.append({"experiment": "model", "latency_s": idle_ns * 1e-9, "saturation_bandwidth": sat,
+                 "bytes_in_flight_needed": little.bytes_in_flight(sat, idle_ns * 1e-9)})
+    rows += _loaded(x, n // 4, chain, sms, (2, 8, 32) if quick else (1, 2, 4, 8, 16, 32),
+                    steps // 4, chaser)
+    rows += _collapse(grid, sat)
+    one_sm = max(r["bandwidth"] for r in rows if r["experiment"] == "one_sm")
+    summary = {"saturation_bandwidth": sat, "bytes_in_flight_at_saturation": at_sat,
+               "one_sm_bandwidth": one_sm}
+    params = {"quick": quick, "buffer_bytes": 4 * n, "load_bytes": LOAD_BYTES,
+              "loads_per_thread": list(ILPS), "repeats": repeats, "copy_bandwidth": copy,
+              "saturation_vs_copy": sat / copy, "chase_steps": steps}
+    return common.record("littles_law", params, rows, summary, ctx)
+
+
+def plot(results: list[dict]):
+    """Left: bandwidth against warps, one curve per L. Middle: the same against bytes in
+    flight, where they collapse onto one, with min(peak, in_flight / latency) from the
+    run's idle latency and saturation. Right: the loaded latency against the streaming
+    bandwidth beside it."""
+    from . import plotting as p
+
+    fig = p.figure("Little's law: bytes in flight = bandwidth x latency", cols=3,
+                   subtitles=("bandwidth vs warps", "bandwidth vs bytes in flight",
+                              "latency of one load while the GPU streams"))
+    for i, r, name in p.each(results):
+        for ilp in ILPS:
+            rs = p.rows(r, experiment="grid", loads_per_thread=ilp)
+            p.points(fig, i, p.column(rs, "warps"), p.column(rs, "bandwidth"),
+                     f"{name}: L = {ilp}", col=1)
+            p.points(fig, i, p.column(rs, "bytes_in_flight"), p.column(rs, "bandwidth"),
+                     f"{name}: L = {ilp}", col=2, showlegend=False)
+        ref = [row for row in r["rows"] if row.get("experiment") == "reference"]
+        if ref:
+            p.points(fig, i, p.column(ref, "bytes_in_flight"), p.column(ref, "bandwidth"),
+                     name, col=2, mode="markers", text=p.column(ref, "note"))
+        sm = p.rows(r, experiment="one_sm", loads_per_thread=8)
+        p.points(fig, i, p.column(sm, "bytes_in_flight"), p.column(sm, "bandwidth"),
+                 f"{name}: all warps on one SM", col=2, mode="markers+lines")
+        model = p.rows(r, experiment="model")
+        if i == 0 and model:
+            m = model[0]
+            xs = np.geomspace(512, 64 * m["bytes_in_flight_needed"], 60)
+            p.model(fig, xs, [little.achieved_bandwidth(x, m["latency_s"], m["saturation_bandwidth"])
+                              for x in xs], "model: min(peak, in flight / idle latency)", col=2)
+        loaded = p.rows(r, experiment="loaded_latency")
+        p.points(fig, i, p.column(loaded, "stream_bandwidth"), p.column(loaded, "latency_ns"),
+                 f"{name}: loaded latency", col=3)
+    p.axes(fig, "warps", "bytes read per second", col=1)
+    p.axes(fig, "bytes in flight", "bytes read per second", col=2)
+    p.axes(fig, "streaming bandwidth beside it (B/s)", "ns per load", xlog=False, col=3)
+    return fig

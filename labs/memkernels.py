@@ -1,0 +1,256 @@
+"""Memory kernels shared by the latency, Little's-law and coalescing labs.
+
+Each kernel is built on first use by a factory; the streaming kernels take their load
+function as an argument. The parts that exist only on a GPU (the 16-byte vector load, the
+in-kernel clocks) come from :mod:`labs.kernels`, which swaps in plain-Python twins under
+the CUDA simulator, so the simulator runs the same kernels. Nothing here runs at import
+time and nothing imports torch or plotly.
+
+- :func:`chase_kernel`: one thread follows a pointer chain, timed in SM cycles and ns.
+- :func:`read_kernel`: a streaming read, ``ilp`` independent loads per thread per turn.
+- :func:`loaded_chase_kernel`: block 0 chases while every other block streams.
+- loads: :func:`wide_load` (16 bytes: four float32 in one instruction), :func:`scalar_load`
+  (one element at ``position x stride``), :func:`gather_load` (``x[idx[position]]``).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .gpu import numba_cuda
+from .kernels import _timers, _vec4_gpu, _vec4_sim, simulated
+
+#: numba.cuda, bound on first use by :func:`_bind` (a module global, so that the CUDA
+#: simulator can swap it for its fake module while a kernel runs).
+cuda = None
+#: Bytes per element of a chain (uint32: one IMAD.WIDE per step for the address, no sign
+#: check; chains up to 2**32 elements, 16 GiB).
+CHAIN_ITEM_BYTES = 4
+CHAIN_DTYPE = np.uint32
+
+
+def cyclic_chain(lines: int, line_bytes: int = 128, seed: int = 0) -> np.ndarray:
+    """A uint32 array whose nodes (one per ``line_bytes`` line) form ONE random cycle.
+
+    Node k sits at element ``k * line_bytes / 4``; following ``j = chain[j]`` from any
+    node visits every node once before returning. Built with numpy (for small chains and
+    tests); :func:`labs.latency.device_chain` builds large ones on the GPU the same way.
+    """
+    lines, stride = _chain_shape(lines, line_bytes)
+    order = np.random.default_rng(seed).permutation(lines)
+    chain = np.zeros(lines * stride, dtype=CHAIN_DTYPE)
+    chain[order * stride] = (np.roll(order, -1) * stride).astype(CHAIN_DTYPE)
+    return chain
+
+
+def _bind() -> None:
+    global cuda
+    cuda = numba_cuda()
+
+
+def _chain_shape(lines: int, line_bytes: int) -> tuple[int, int]:
+    if isinstance(lines, bool) or int(lines) != lines or lines < 2:
+        raise ValueError(f"lines must be an integer >= 2, got {lines!r}")
+    if line_bytes < CHAIN_ITEM_BYTES or line_bytes % CHAIN_ITEM_BYTES:
+        raise ValueError(f"line_bytes must be a positive multiple of {CHAIN_ITEM_BYTES}, "
+                         f"got {line_bytes!r}")
+    if int(lines) * line_bytes // CHAIN_ITEM_BYTES > 2 ** 32:
+        raise ValueError(f"a chain holds at most 2**32 uint32 elements (16 GiB); got {lines} "
+                         f"lines of {line_bytes} B")
+    return int(lines), line_bytes // CHAIN_ITEM_BYTES
+
+
+def follow(chain: np.ndarray, start: int, steps: int) -> int:
+    """Where ``steps`` steps of ``j = chain[j]`` from ``start`` end (the host reference)."""
+    j = int(start)
+    for _ in range(int(steps)):
+        j = int(chain[j])
+    return j
+
+
+# ---------------------------------------------------------------------------- loads
+
+@functools.cache
+def wide_load():
+    """Device function ``(x, idx, p, stride) -> float``: ONE 16-byte load of float32
+    elements ``4 p stride`` .. ``4 p stride + 3`` of ``x``, returned as their sum.
+
+    numba alone splits wide reads into 4- or 8-byte loads; this uses the 16-byte vector
+    load of :mod:`labs.kernels` (``ld.global.v4.f32``, the width a device copy uses), or
+    its plain-Python twin under the simulator. ``x`` must be 16-byte aligned, as every
+    CUDA allocation is.
+    """
+    _bind()
+    load4, _store4 = _vec4_sim() if simulated() else _vec4_gpu()
+
+    @cuda.jit(device=True)
+    def load(x, idx, p, stride):
+        v0, v1, v2, v3 = load4(x, p * stride)
+        return (v0 + v1) + (v2 + v3)
+
+    return load
+
+
+@functools.cache
+def scalar_load():
+    """Device function ``(x, idx, p, stride) -> float``: element ``(p stride) mod x.size``
+    (one element; ``x.size`` must be a power of two, so the wrap is a bitwise and). Positions
+    past ``x.size / stride`` wrap round to the start: several passes over a small buffer."""
+    _bind()
+
+    @cuda.jit(device=True)
+    def load(x, idx, p, stride):
+        return x[(p * stride) & (x.size - 1)]
+
+    return load
+
+
+@functools.cache
+def gather_load():
+    """Device function ``(x, idx, p, stride) -> float``: ``x[idx[p]]`` (a gather)."""
+    _bind()
+
+    @cuda.jit(device=True)
+    def load(x, idx, p, stride):
+        return x[idx[p]]
+
+    return load
+
+
+# ---------------------------------------------------------------------------- kernels
+
+@functools.cache
+def stream_body(ilp: int, load):
+    """Device function ``(x, idx, limit, base, iters, stride, tid, threads) -> float``: a
+    thread's share of a streaming read. Turn ``t`` loads positions
+    ``base + (t ilp + k) threads + tid`` for ``k < ilp`` (all ``ilp`` loads independent,
+    consecutive threads on consecutive positions), skipping positions ``>= limit``."""
+    if isinstance(ilp, bool) or int(ilp) != ilp or not 1 <= ilp <= 16:
+        raise ValueError(f"ilp must be an integer in [1, 16], got {ilp!r}")
+    _bind()
+    ilp = int(ilp)
+
+    @cuda.jit(device=True)
+    def body(x, idx, limit, base, iters, stride, tid, threads):
+        acc = 0.0
+        for t in range(iters):
+            first = base + t * ilp * threads + tid
+            for k in range(ilp):  # ilp is a compile-time constant: unrolled
+                p = first + k * threads
+                if p < limit:
+                    acc += load(x, idx, p, stride)
+        return acc
+
+    return body
+
+
+@functools.cache
+def read_kernel(ilp: int, load):
+    """Kernel ``(x, idx, limit, base, iters, stride, out)``: every thread runs
+    :func:`stream_body` and writes its sum to ``out[thread]`` (so nothing is optimised away).
+    Bytes read: the positions below ``limit`` that the grid covers, times the load width."""
+    _bind()
+    body = stream_body(ilp, load)
+
+    @cuda.jit
+    def kernel(x, idx, limit, base, iters, stride, out):
+        tid = cuda.grid(1)
+        out[tid] = body(x, idx, limit, base, iters, stride, tid, cuda.gridsize(1))
+
+    return kernel
+
+
+@functools.cache
+def chase():
+    """Device function ``(chain, j, steps) -> j``: ``steps`` dependent loads ``j = chain[j]``
+    (pass ``j`` as np.uint32, the chain's type, so the index needs no sign check)."""
+    _bind()
+
+    @cuda.jit(device=True)
+    def walk(chain, j, steps):
+        for _ in range(steps):
+            j = chain[j]
+        return j
+
+    return walk
+
+
+@functools.cache
+def chase_kernel():
+    """Kernel ``(chain, start, warm, steps, out)`` for ONE thread: ``warm`` untimed steps
+    (to load the caches), then ``steps`` steps between two reads of ``clock`` (SM cycles)
+    and ``timer`` (ns). Writes out[0] = where the chain ended, out[1] = cycles,
+    out[2] = nanoseconds: ``%clock64`` and ``%globaltimer`` on a GPU, host counters under the
+    simulator (which checks only where the chain ends)."""
+    _bind()
+    walk = chase()
+    timer, clock = _timers()
+
+    @cuda.jit
+    def kernel(chain, start, warm, steps, out):
+        if cuda.grid(1) != 0:
+            return
+        j = walk(chain, np.uint32(start), warm)
+        c0 = clock()
+        t0 = timer()
+        j = walk(chain, j, steps)
+        c1 = clock()
+        t1 = timer()
+        out[0] = j
+        out[1] = c1 - c0
+        out[2] = t1 - t0
+
+    return kernel
+
+
+@functools.cache
+def loaded_chase_kernel(ilp: int):
+    """Kernel ``(chain, start, steps, x, limit, iters, max_passes, flag, out, sums)``: thread
+    0 of block 0
+    chases ``steps`` steps (timed as in :func:`chase_kernel`, results in out[0:3]) and then
+    sets ``flag[0] = 1``; every thread of the other blocks streams over ``x`` (ilp 16-byte
+    loads a turn, ``iters`` turns a pass) pass after pass until it sees the flag, and counts its
+    passes in ``out[3]`` (atomically), at most ``max_passes``. The latency one load sees while
+    the memory is busy. Launch no more blocks than can be resident at once.
+    """
+    _bind()
+    walk = chase()
+    body = stream_body(ilp, wide_load())
+    timer, clock = _timers()
+
+    @cuda.jit
+    def kernel(chain, start, steps, x, limit, iters, max_passes, flag, out, sums):
+        if cuda.blockIdx.x == 0:
+            if cuda.threadIdx.x == 0:
+                c0 = clock()
+                t0 = timer()
+                j = walk(chain, np.uint32(start), steps)
+                c1 = clock()
+                t1 = timer()
+                out[0] = j
+                out[1] = c1 - c0
+                out[2] = t1 - t0
+                cuda.atomic.exch(flag, 0, 1)
+            return
+        threads = (cuda.gridDim.x - 1) * cuda.blockDim.x
+        tid = (cuda.blockIdx.x - 1) * cuda.blockDim.x + cuda.threadIdx.x
+        acc = 0.0
+        passes = 0
+        while cuda.atomic.add(flag, 0, 0) == 0 and passes < max_passes:
+            acc += body(x, x, limit, 0, iters, 1, tid, threads)
+            passes += 1
+        sums[tid] = acc
+        if cuda.threadIdx.x == 0:
+            cuda.atomic.add(out, 3, passes)
+
+    return kernel
+
+
+def resident_blocks(kernel, threads_per_block: int) -> int:
+    """Blocks of ``threads_per_block`` threads that fit on the whole GPU at once (the CUDA
+    occupancy calculator, through numba); the kernel must have been launched once."""
+    if not kernel.overloads:
+        raise ValueError("launch the kernel once before asking how many blocks fit")
+    compiled = next(iter(kernel.overloads.values()))
+    return int(compiled.max_cooperative_grid_blocks(int(threads_per_block)))

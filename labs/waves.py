@@ -1,0 +1,101 @@
+"""Waves: a matmul's speed steps where its output crosses a tile boundary.
+
+What it isolates: how an output split into tiles lands on the SMs. torch matmuls (BF16,
+n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
+source notes' 1792 vs 1793) and a coarse sweep (multiples of 512 and one past each),
+timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time.
+
+What the model predicts (:mod:`perfmodel.waves`): with tiles of tile_m x tile_n (here the
+notes' 256 x 128), one block per SM and every tile taking the same time, the attainable
+fraction of the peak is (useful share of the tiled area) x (share of SM slots busy over
+all waves): n = 1792 makes 7 x 14 = 98 full tiles, n = 1793 makes 8 x 15 = 120, most of
+them partial. Drawn beside the measurement for this GPU's SM count, scaled to the best
+rate measured.
+
+Plainly: the library (cuBLAS / cuBLASLt behind torch) chooses its own tile shapes, split-K
+and kernels for every n, and pads or handles partial tiles its own way, so its steps need
+not fall where this one fixed tile puts them; odd n also lose the aligned (16-byte) loads
+the fastest kernels need. The model shows the mechanism, not cuBLAS's choices.
+"""
+from __future__ import annotations
+
+from perfmodel import waves
+
+from . import common
+from .timing import queued_time
+
+SUMMARY_KEYS = ("best_flops", "fine_sweep_max_over_min")
+FINE = tuple(range(1784, 1801))
+FINE_QUICK = (1788, 1790, 1791, 1792, 1793, 1794, 1796)
+COARSE = tuple(n + d for n in range(512, 8193, 512) for d in (0, 1))
+COARSE_QUICK = tuple(n + d for n in (1024, 2048, 4096, 8192) for d in (0, 1))
+TILE = (256, 128)
+
+
+def model_fraction(n: int, sms: int, tile: tuple[int, int] = TILE, blocks_per_sm: int = 1) -> float:
+    """Attainable share of the peak for an n x n output: useful tiled area x busy slots."""
+    tiles = waves.tiles(n, n, *tile)
+    return waves.useful_fraction(n, n, *tile) * waves.utilization(tiles, sms, blocks_per_sm)
+
+
+def time_matmul(n: int, repeats: int, dtype: str = "bfloat16") -> float:
+    """Median seconds of one n x n x n torch matmul on random data."""
+    import torch
+
+    if n < 1:
+        raise ValueError(f"n must be >= 1; got {n}")
+    a = torch.randn(n, n, device="cuda", dtype=getattr(torch, dtype))
+    b = torch.randn(n, n, device="cuda", dtype=getattr(torch, dtype))
+    return queued_time(lambda: a @ b, warmup=3, repeats=repeats)
+
+
+def run(quick: bool = False, fine=None, coarse=None, repeats: int | None = None) -> dict:
+    """Time the fine and coarse sweeps; see the module docstring."""
+    common.require_cuda("waves")
+    fine = tuple(fine or (FINE_QUICK if quick else FINE))
+    coarse = tuple(coarse or (COARSE_QUICK if quick else COARSE))
+    if any(int(n) != n or n < 1 for n in fine + coarse):
+        raise ValueError("every n must be an integer >= 1")
+    repeats = int(repeats or (5 if quick else 15))
+    ctx = common.context()
+    sms = int(ctx["sms"])
+    rows = []
+    for sweep, ns in (("fine", fine), ("coarse", coarse)):
+        for n in ns:
+            t = time_matmul(n, repeats)
+            tiles = waves.tiles(n, n, *TILE)
+            rows.append({"sweep": sweep, "n": n, "seconds": t, "flops": 2.0 * n ** 3 / t,
+                         "tiles": tiles, "waves": waves.waves(tiles, sms),
+                         "model_fraction": model_fraction(n, sms)})
+    best = max(r["flops"] for r in rows)
+    for r in rows:
+        r["model_flops"] = best * r["model_fraction"]
+    fine_rates = [r["flops"] for r in rows if r["sweep"] == "fine"]
+    summary = {"best_flops": best, "fine_sweep_max_over_min": max(fine_rates) / min(fine_rates)}
+    params = {"quick": quick, "dtype": "bfloat16", "tile": list(TILE), "sms": sms,
+              "fine": list(fine), "coarse": list(coarse), "repeats": repeats,
+              "note": "the library chooses its own tiles; the model uses one fixed 256 x 128 tile"}
+    return common.record("waves", params, rows, summary, ctx)
+
+
+def plot(results: list[dict]):
+    """TFLOP/s against n, fine sweep (left) and coarse (right), with the waves model for
+    the run's SM count (one fixed 256 x 128 tile, scaled to the best rate)."""
+    from . import plotting as p
+
+    fig = p.figure("Waves: matmul speed across tile boundaries (the library picks its own tiles)",
+                   cols=2, subtitles=("fine sweep", "coarse sweep"))
+    for i, r, name in p.each(results):
+        for col, sweep in ((1, "fine"), (2, "coarse")):
+            rs = sorted(p.rows(r, sweep=sweep), key=lambda row: row["n"])
+            p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"), name, col=col,
+                     showlegend=col == 1,
+                     text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
+            if i == 0 and rs:
+                sms = r["params"].get("sms", r["context"].get("sms"))
+                p.model(fig, p.column(rs, "n"), p.column(rs, "model_flops"),
+                        f"waves model, 256 x 128 tiles on {sms} SMs", col=col,
+                        showlegend=col == 1)
+    p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=1)
+    p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=2)
+    return fig

@@ -1,0 +1,7 @@
+"""The latency, Little's-law and coalescing kernels, checked under numba's CUDA simulator
+(in a child process; see tests/labs2_sim.py)."""
+from labs2_sim import run_checks
+
+
+def test_memory_kernels_under_the_simulator():
+    run_checks("sim_labs2_memory.py")
