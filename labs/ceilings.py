@@ -34,6 +34,36 @@ def fma_grid() -> tuple[int, int]:
     return blocks, blocks * BLOCK
 
 
+def resident_blocks(kernel) -> int:
+    """Blocks of BLOCK threads of a numba kernel (already compiled by one launch) that are
+    resident on the whole GPU at once: one full wave (the occupancy API)."""
+    overload = next(iter(kernel.overloads.values()))
+    return int(overload.max_cooperative_grid_blocks(BLOCK))
+
+
+def graph_seconds(calls, repeats: int = 10) -> float:
+    """GPU seconds per call of ``calls`` (zero-argument torch calls), captured once in a
+    CUDA graph and replayed: the GPU's time alone, without the host's launch cost (which
+    CUDA events around a single small call would measure instead)."""
+    import torch
+
+    if not calls:
+        raise ValueError("calls must hold at least one callable")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up (library handles, workspaces) off the graph
+        for fn in calls:
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for fn in calls:
+            fn()
+    t = cuda_time(graph.replay, warmup=2, repeats=repeats) / len(calls)
+    del graph
+    return t
+
+
 def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02) -> dict:
     """FP32 FMA rate of ``kernels.fma_peak`` held for ``hold_s`` seconds with NVML sampling.
 

@@ -40,14 +40,20 @@ def model_seconds(k: int, n: int, flops: float, bandwidth: float) -> float:
     return max(2.0 * k * n / flops, 8.0 * n / bandwidth)
 
 
-def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int) -> list[dict]:
-    """Time the knob kernel at each k over one buffer of n floats; rows with the model."""
+def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
+              waves: int = 1) -> list[dict]:
+    """Time the knob kernel at each k over one buffer of n floats; rows with the model.
+    waves: launch that many waves of resident threads (each thread strides over the
+    buffer, loading ahead), or 0 for one thread per 16 bytes."""
     import torch
 
     k_ = kernels()
     data = torch.rand(n, device="cuda")
     x = k_.cuda.as_cuda_array(data)
     blocks = (n // VEC + BLOCK - 1) // BLOCK
+    k_.knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
+    if waves:
+        blocks = min(blocks, waves * ceilings.resident_blocks(k_.knob))
     ridge = flops / bandwidth
     out = []
     for k in ks:
@@ -60,10 +66,13 @@ def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int) -> list[
     return out
 
 
-def run(quick: bool = False, ks=None, buffer_bytes: float | None = None) -> dict:
+def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: int = 1) -> dict:
     """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
     (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
-    quick 512 MiB)."""
+    quick 512 MiB); waves: the knob's launch, in waves of resident threads (0: one
+    thread per 16 bytes)."""
+    if int(waves) != waves or waves < 0:
+        raise ValueError(f"waves must be a non-negative integer; got {waves!r}")
     common.require_cuda("intensity")
     ks = tuple(ks or (K_QUICK if quick else K_FULL))
     if any(int(k) != k or k < 0 for k in ks):
@@ -76,7 +85,7 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None) -> dict
     clock = peak["sm_clock_hz"] or ctx.get("sm_clock_hz") or 0.0
     lanes = common.fp32_lanes_per_sm(ctx["compute_capability"])
     clock_peak = ctx["sms"] * lanes * 2.0 * clock
-    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10)
+    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10, waves=waves)
     rows += [{"kind": "copy", "bytes": 8.0 * n, "bandwidth": copy},
              {"kind": "fma_peak", "flops": peak["fma_flops"], "sm_clock_hz": clock,
               "power_w": peak["power_w"], "launches": peak["launches"],
@@ -87,7 +96,7 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None) -> dict
                "fp32_lanes_per_sm": lanes, "fma_clock_peak": clock_peak,
                "ridge_measured": peak["fma_flops"] / copy}
     params = {"quick": quick, "n_floats": n, "bytes_per_launch": 8.0 * n, "ks": list(ks),
-              "block": BLOCK}
+              "block": BLOCK, "waves": waves}
     return common.record("intensity", params, rows, summary, ctx)
 
 

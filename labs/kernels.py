@@ -2,11 +2,15 @@
 
 Each kernel isolates one mechanism:
 
-- ``knob(x, k)``: the intensity knob. Each thread loads four floats with one 16-byte load,
+- ``knob(x, k)``: the intensity knob. A thread loads four floats with one 16-byte load,
   does ``k`` fused multiply-adds on each, and stores them back with one 16-byte store:
   8 bytes of DRAM traffic and 2k FLOPs per float, so intensity = k/4 FLOP/byte, the same
-  bytes for every k. 16-byte accesses, one element per thread, are what lets a numba
-  kernel stream at the copy bandwidth (4-byte grid-stride loads reach about 0.7 of it).
+  bytes for every k. 16-byte accesses are what lets a numba kernel stream at the copy
+  bandwidth (4-byte grid-stride loads reach about 0.7 of it). The loop strides over the
+  grid and loads the thread's next four floats before working on the current ones, so
+  launched with one wave of resident threads every thread keeps a load in flight while it
+  computes (launched with a thread per 16 bytes, the loop runs once). k is done as
+  unrolled blocks of ``UNROLL`` FMAs plus unrolled blocks of 16, 8, 4, 2, 1 for the rest.
 - ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` independent chains, each a
   fully unrolled block of ``UNROLL`` FMAs per loop turn, constants as literals (PTX
   ``fma.rn.f32 %f, %f, 0f..., 0f...``), so the loop's own instructions are a few percent
@@ -139,32 +143,61 @@ def kernels() -> SimpleNamespace:
     """Compile-on-first-call kernels (see the module docstring), as a namespace."""
     global cuda
     cuda = numba_cuda()
+    if not simulated():  # spin and empty run on one block on purpose: no occupancy warning
+        from numba.cuda.core import config
+
+        config.CUDA_LOW_OCCUPANCY_WARNINGS = False
     load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
     now_ns, cycles = _timers()
     a_, b_ = FMA_A, FMA_B
 
+    def fixed(count: int):
+        """A device function doing ``count`` FMAs (a constant: fully unrolled)."""
+        @cuda.jit(device=True, inline=True, fastmath=True)
+        def f(v):
+            for _ in range(count):
+                v = v * a_ + b_
+            return v
+        return f
+
+    fma_block, f16, f8, f4, f2, f1 = (fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
+
     @cuda.jit(device=True, inline=True, fastmath=True)
-    def fma_block(v):
-        for _ in range(UNROLL):  # a constant trip count: fully unrolled by the compiler
-            v = v * a_ + b_
+    def fma_tail(v, r):
+        """r < 32 FMAs as unrolled blocks of 16, 8, 4, 2 and 1 (r is the same in a warp)."""
+        if r & 16:
+            v = f16(v)
+        if r & 8:
+            v = f8(v)
+        if r & 4:
+            v = f4(v)
+        if r & 2:
+            v = f2(v)
+        if r & 1:
+            v = f1(v)
         return v
 
     @cuda.jit(fastmath=True)
     def knob(x, k):
+        nvec = x.size // VEC
+        stride = cuda.gridsize(1)
         i = cuda.grid(1)
-        if i < x.size // VEC:
+        if i < nvec:
             v0, v1, v2, v3 = load4(x, i)
+        while i < nvec:
+            j = i + stride
+            if j < nvec:  # the next four floats are on their way while these are worked on
+                w0, w1, w2, w3 = load4(x, j)
             for _ in range(k // UNROLL):
                 v0 = fma_block(v0)
                 v1 = fma_block(v1)
                 v2 = fma_block(v2)
                 v3 = fma_block(v3)
-            for _ in range(k % UNROLL):
-                v0 = v0 * a_ + b_
-                v1 = v1 * a_ + b_
-                v2 = v2 * a_ + b_
-                v3 = v3 * a_ + b_
-            store4(x, i, v0, v1, v2, v3)
+            r = k % UNROLL
+            store4(x, i, fma_tail(v0, r), fma_tail(v1, r), fma_tail(v2, r), fma_tail(v3, r))
+            if j < nvec:
+                v0, v1, v2, v3 = w0, w1, w2, w3
+            i = j
 
     @cuda.jit(fastmath=True)
     def fma_peak(out, turns):

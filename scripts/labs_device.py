@@ -1,8 +1,10 @@
 """Run the Labs I experiments on a GPU machine, quick then full, and print a short table.
 
-    python3 scripts/labs_device.py OUTDIR [quick] [full]
+    python3 scripts/labs_device.py OUTDIR [MODE ...]
 
-Each mode runs in its own process (a crash in one cannot spoil the other); results go to
+MODE is quick or full, optionally with labs and keyword arguments: ``full:intensity:waves=0``
+runs only the intensity lab, full, with waves=0 (results under OUTDIR/full_waves0/). Each
+mode runs in its own process (a crash in one cannot spoil the other); results go to
 OUTDIR/<mode>/<gpu>/<lab>.json, wall times to OUTDIR/<mode>/times.json, and everything is
 packed into OUTDIR/labs.tgz after every lab (what a time limit leaves still comes back).
 """
@@ -22,10 +24,20 @@ LABS = ("intensity", "paradox", "ops_on_roof", "linear_batch", "fusion", "pcie",
 def pack(out: pathlib.Path) -> None:
     tmp = out / "labs.tgz.part"
     with tarfile.open(tmp, "w:gz") as tar:
-        for mode in ("quick", "full"):
-            if (out / mode).exists():
-                tar.add(out / mode, arcname=mode)
+        for d in sorted(out.iterdir()):
+            if d.is_dir():
+                tar.add(d, arcname=d.name)
     tmp.rename(out / "labs.tgz")
+
+
+def parse(mode: str) -> tuple[str, str, tuple[str, ...], dict]:
+    """'full:intensity,paradox:waves=0' -> (folder, 'full', labs, {'waves': 0})."""
+    parts = mode.split(":")
+    names = tuple(parts[1].split(",")) if len(parts) > 1 and parts[1] else LABS
+    kw = dict(p.split("=") for p in parts[2].split(",")) if len(parts) > 2 else {}
+    kw = {k: int(v) for k, v in kw.items()}
+    folder = parts[0] + "".join(f"_{k}{v}" for k, v in kw.items())
+    return folder, parts[0], names, kw
 
 
 def one(out: pathlib.Path, mode: str) -> None:
@@ -33,11 +45,13 @@ def one(out: pathlib.Path, mode: str) -> None:
     import labs
     from labs import results
 
+    folder, speed, names, kw = parse(mode)
+    mode = folder
     times = {}
-    for name in LABS:
+    for name in names:
         t0 = time.perf_counter()
         try:
-            res = labs.module(name).run(quick=mode == "quick")
+            res = labs.module(name).run(quick=speed == "quick", **kw)
             times[name] = time.perf_counter() - t0
             path = results.save(res, out / mode)
             print(f"[{mode}] {name}: {times[name]:.1f} s -> {path}", flush=True)
@@ -54,12 +68,13 @@ def one(out: pathlib.Path, mode: str) -> None:
 
 def table(out: pathlib.Path) -> None:
     print("\n== Labs I on this GPU ==")
-    for mode in ("quick", "full"):
+    modes = sorted(d.name for d in out.iterdir() if d.is_dir())
+    for mode in modes:
         f = out / mode / "times.json"
         if f.exists():
             t = json.loads(f.read_text())
             print(f"{mode:5s} " + "  ".join(f"{k}={v:.1f}s" if v else f"{k}=FAIL" for k, v in t.items()))
-    for mode in ("quick", "full"):
+    for mode in modes:
         for p in sorted((out / mode).glob("*/intensity.json")):
             r = json.loads(p.read_text())
             s = r["summary"]
@@ -79,7 +94,7 @@ def table(out: pathlib.Path) -> None:
 
 def main() -> int:
     out = pathlib.Path(sys.argv[1])
-    if sys.argv[2:3] == ["--one"]:
+    if sys.argv[2:3] == ["--one"]:  # one mode, in this process
         one(out, sys.argv[3])
         return 0
     for mode in sys.argv[2:] or ["quick", "full"]:

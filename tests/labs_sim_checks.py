@@ -34,12 +34,14 @@ def knob():
 
     k = _k()
     rng = np.random.default_rng()
-    for kk in (0, 1, 3, 33, 70):  # below, at and above the unrolled block of 32
-        n = VEC * 70  # 70 threads: a partial block, and the i < size guard
-        x = rng.random(n, dtype=np.float32)
-        d = k.cuda.to_device(x.copy())
-        k.knob[grid(n // VEC), BLOCK](d, kk)
-        np.testing.assert_allclose(d.copy_to_host(), fma_reference(x, kk), rtol=1e-5, atol=1e-6)
+    for kk in (0, 1, 3, 31, 33, 70):  # below, at and above the unrolled block of 32
+        for n, blocks, threads in ((VEC * 70, grid(70), BLOCK),  # a thread per 16 bytes
+                                   (VEC * 301, 1, 64)):  # fewer threads: strides, loads ahead
+            x = rng.random(n, dtype=np.float32)
+            d = k.cuda.to_device(x.copy())
+            k.knob[blocks, threads](d, kk)
+            np.testing.assert_allclose(d.copy_to_host(), fma_reference(x, kk), rtol=1e-5,
+                                       atol=1e-6)
 
 
 @check
