@@ -61,9 +61,10 @@ def _split_options(body: list[str]) -> tuple[dict[str, str], list[str]]:
     return options, body[k:]
 
 
-def directives(text: str, chapter: str = "") -> list[Directive]:
-    """Every exercise and solution in a MyST text, in order, nested ones included
-    (``exercise-start``/``-end`` and ``solution-start``/``-end`` pairs too)."""
+def directives(text: str, chapter: str = "", kinds: tuple[str, ...] = KINDS) -> list[Directive]:
+    """Every exercise and solution (or other directive named in ``kinds``) in a MyST text,
+    in order, nested ones included (``exercise-start``/``-end`` and
+    ``solution-start``/``-end`` pairs too)."""
     lines = text.splitlines()
     found: list[Directive] = []
 
@@ -78,7 +79,7 @@ def directives(text: str, chapter: str = "") -> list[Directive]:
             j = min(_closing(lines, i, fence), hi - 1)
             options, rest = _split_options(lines[i + 1:j])
             base = name.removesuffix("-start")
-            if base in KINDS and name.endswith("-start"):
+            if base in KINDS and base in kinds and name.endswith("-start"):
                 # Gated: the body runs from here to the matching {base-end} directive.
                 end, body = j, (j + 1, j)
                 for k in range(j + 1, hi):
@@ -91,7 +92,7 @@ def directives(text: str, chapter: str = "") -> list[Directive]:
                 scan(j + 1, end)
                 i = end + 1
                 continue
-            if name in KINDS:
+            if name in kinds:
                 body = (i + 1 + len(options), j - 1 if j > i else j)
                 found.append(_make(name, m["arg"], options, rest, chapter, i, j, body))
             if name not in ("code-cell", "code", "code-block"):
@@ -104,10 +105,10 @@ def directives(text: str, chapter: str = "") -> list[Directive]:
 
 def _make(kind: str, arg: str, options: dict[str, str], body: list[str], chapter: str,
           start: int, end: int, span: tuple[int, int]) -> Directive:
-    if kind == "exercise":
-        label, title = options.get("label", ""), arg
-    else:
+    if kind == "solution":  # its argument is the exercise it answers
         label, title = arg.split()[0] if arg.split() else "", options.get("title", "")
+    else:
+        label, title = options.get("label", ""), arg
     return Directive(kind, label, title, "\n".join(body).strip("\n"), chapter, start, end,
                      options, span[0], span[1])
 

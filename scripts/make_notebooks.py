@@ -179,6 +179,32 @@ def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / CHAPTERS).glob("*.md"))
 
 
+ADMONITIONS = ("admonition", "note", "tip", "hint", "important", "warning", "caution",
+               "attention", "danger", "error", "seealso")
+_GLUE = re.compile(r"\{glue(?::\w+)?\}`(?:[^`]*::)?([^`:]+)(?::[^`]*)?`")
+_MATH = re.compile(r"\{math\}`([^`]*)`")
+_REF = re.compile(r"\{(?:ref|numref|doc|eq|term|prf:ref)\}`([^`<]*?)\s*(?:<([^>]*)>)?`")
+
+
+def _quote_admonitions(lines: list[str]) -> list[str]:
+    """``{admonition} Title`` (and ``{note}``, ``{tip}``, ...) as a Markdown blockquote."""
+    found = _catalog._outermost(_catalog.directives("\n".join(lines), kinds=ADMONITIONS))
+    for d in reversed(found):
+        title = d.title if d.kind == "admonition" else d.kind.capitalize()
+        title = title or d.label or d.kind.capitalize()
+        body = [f"> {line}".rstrip() for line in d.body.splitlines()]
+        lines[d.start:d.end + 1] = [f"> **{title}**", ">"] + body
+    return lines
+
+
+def _plain_roles(line: str) -> str:
+    """MyST roles Colab would show raw: glued numbers by name, maths as $...$, references
+    as their text."""
+    line = _GLUE.sub(lambda m: f"`{m[1]}`", line)
+    line = _MATH.sub(lambda m: f"${m[1]}$", line)
+    return _REF.sub(lambda m: m[1] or m[2] or "", line)
+
+
 def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset()) -> str:
     """A markdown cell for Colab: each ``{exercise}`` becomes a bold heading over its text,
     each ``{solution}`` a one-line pointer (to ``check()`` for numeric exercises)."""
@@ -202,6 +228,8 @@ def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset()) 
             edits.append((d.body_end + 1, d.end, []))
     for first, last, replacement in sorted(edits, reverse=True):
         lines[first:last + 1] = replacement
+    lines = _quote_admonitions(lines)
+    lines = [_plain_roles(line) for line in lines]
     out = "\n".join(lines)
     return out + "\n" if text.endswith("\n") else out
 
@@ -211,13 +239,20 @@ def twin(name: str, root: pathlib.Path = ROOT) -> str:
     nb = jupytext.read(root / CHAPTERS / f"{name}.md", fmt="md:myst")
     setup = nbformat.v4.new_code_cell(setup_cell_source(root))
     setup.metadata = {"cellView": "form", "tags": ["colab-setup"]}
-    nb.cells.insert(0, setup)
+    glued = _GLUE.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+    note = nbformat.v4.new_markdown_cell(
+        "*Run the cell above first: in Colab it fetches the book's code and installs what the "
+        "chapter needs; anywhere else it does nothing. This notebook is generated from "
+        f"`chapters/{name}.md` (edit that, not this)"
+        + (f"; numbers the book prints in its text show here by name, like `{glued[0]}`, and "
+           "the code cells compute them.*" if glued else ".*"))
+    nb.cells[0:0] = [setup, note]
     numeric = frozenset(e.id for e in all_exercises())
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = colab_markdown(cell.source, numeric)
     for i, cell in enumerate(nb.cells):
-        cell["id"] = "colab-setup" if i == 0 else f"cell-{i:03d}"
+        cell["id"] = {0: "colab-setup", 1: "colab-note"}.get(i, f"cell-{i:03d}")
         if cell.cell_type == "code":
             cell["outputs"], cell["execution_count"] = [], None
     kernelspec = nb.metadata.get("kernelspec") or {

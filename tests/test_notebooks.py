@@ -48,6 +48,10 @@ def test_twin_starts_with_the_setup_cell_and_asks_for_a_gpu(name):
     first = nb.cells[0]
     assert first.cell_type == "code" and first.id == SETUP_ID
     assert first.source == make_notebooks.setup_cell_source()
+    assert nb.cells[1].cell_type == "markdown" and f"chapters/{name}.md" in nb.cells[1].source
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for raw in ("{glue", "{exercise}", "{solution}", "{admonition}", "{math}`"):
+        assert raw not in markdown, f"Colab would show {raw} raw"
     assert nb.metadata["accelerator"] == "GPU"
     assert nb.metadata["kernelspec"]["name"] == "python3"
     assert all(c.get("outputs", []) == [] for c in nb.cells if c.cell_type == "code")
@@ -75,6 +79,15 @@ def test_colab_markdown_turns_directives_into_plain_markdown():
                    '`from exercises import check; check("ch-1", your_answer)`.\n\n'
                    "**Exercise ch-2**\n\nDescribe it.\n\n"
                    "*Solution to ch-2: in the book's instructor edition.*\n")
+
+
+def test_colab_markdown_quotes_admonitions_and_flattens_roles():
+    text = ("```{admonition} Goal\n:class: tip\nLearn {glue:text}`t4_ridge:.1f` and "
+            "{math}`x^2`, see {ref}`the roofline <roofline>`.\n```\n\n"
+            ":::{warning}\nCareful.\n:::\nAfter {glue}`n` and {doc}`chapters/x`.\n")
+    assert make_notebooks.colab_markdown(text) == (
+        "> **Goal**\n>\n> Learn `t4_ridge` and $x^2$, see the roofline.\n\n"
+        "> **Warning**\n>\n> Careful.\nAfter `n` and chapters/x.\n")
 
 
 def _execute(path: pathlib.Path, timeout: int = 300) -> tuple[int, str]:
