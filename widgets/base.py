@@ -333,7 +333,7 @@ class View:
             return {"text/html": html, "application/vnd.plotly.v1+json": static.figure_json(fig),
                     "text/plain": f"<{self.name}: static figure>"}
         _enable_colab_widgets()
-        bundle = dict(self.live().box._repr_mimebundle_(include, exclude) or {})
+        bundle = dict(self.live().box._repr_mimebundle_() or {})
         bundle["text/html"] = html
         return bundle
 
