@@ -100,12 +100,12 @@ def relative_error(out, ref) -> float:
 
 def implementations(free_bytes: float, seq: int):
     """(name, fn(q, k, v, causal)) pairs for one sequence length; the S^2 ones only when
-    their scores fit in a third of the free memory."""
+    their scores and probabilities (in float32, the worst case) fit in half the free memory."""
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    square = 3 * BATCH * HEADS * seq * seq * 4          # scores + probabilities, float32 worst case
-    fits = square < free_bytes / 3
+    square = 2 * BATCH * HEADS * seq * seq * 4          # scores + probabilities, in float32 at worst
+    fits = square < free_bytes / 2
 
     def sdpa(backend=None):
         def fn(q, k, v, causal):

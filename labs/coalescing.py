@@ -28,7 +28,7 @@ from . import common
 from .ceilings import fma_grid
 from .gpu import numba_cuda
 from .kernels import BLOCK
-from .memkernels import gather_load, read_kernel, scalar_load
+from .memkernels import gather_load, read_kernel, strided_load
 from .timing import queued_time
 
 SUMMARY_KEYS = ("useful_bandwidth_by_stride", "gather_bandwidth")
@@ -77,17 +77,17 @@ def walk_kernel():
 
 
 def _strided(x, placement: str, strides, threads: int, useful_target: float, repeats: int):
-    kern = read_kernel(ILP, scalar_load())
+    kern = read_kernel(ILP, strided_load())
     c = numba_cuda()
     out = c.device_array(threads, dtype=np.float64)
     blocks = threads // BLOCK
     rows, base_bw = [], None
     for s in strides:
         # L2: a fixed traffic per launch, wrapping round the buffer; DRAM: one pass.
-        positions = (int(useful_target // (4 * min(s, 8))) if placement == "l2"
-                     else x.size // s)
-        iters = -(-positions // (threads * ILP))
-        t = queued_time(lambda: kern[blocks, BLOCK](x, x, positions, 0, iters, s, out),
+        want = int(useful_target // (4 * min(s, 8))) if placement == "l2" else x.size // s
+        iters = max(1, want // (threads * ILP))
+        positions = iters * threads * ILP
+        t = queued_time(lambda: kern[blocks, BLOCK](x, x, 0, iters, s, out),
                         warmup=2, repeats=repeats)
         bw = positions * 4 / t
         base_bw = base_bw or bw
@@ -107,13 +107,14 @@ def _gather(x, m: int, threads: int, repeats: int, dram_bw: float):
     c = numba_cuda()
     out = c.device_array(threads, dtype=np.float64)
     blocks = threads // BLOCK
-    iters = -(-m // (threads * ILP))
+    iters = max(1, m // (threads * ILP))
+    m = iters * threads * ILP
     rows = []
     for order in ("sequential", "random"):
         idx_t = (torch.arange(m, device="cuda", dtype=torch.int32) if order == "sequential"
                  else torch.randint(0, x.size, (m,), device="cuda", dtype=torch.int32))
         idx = c.as_cuda_array(idx_t)
-        t = queued_time(lambda: kern[blocks, BLOCK](x, idx, m, 0, iters, 1, out),
+        t = queued_time(lambda: kern[blocks, BLOCK](x, idx, 0, iters, 1, out),
                         warmup=2, repeats=repeats)
         frac = 1.0 if order == "sequential" else GATHER_USEFUL / GATHER_MOVED
         rows.append({"experiment": "gather", "order": order, "elements": m, "seconds": t,
@@ -160,7 +161,7 @@ def run(quick: bool = False, strides=None, repeats: int | None = None) -> dict:
     repeats = int(repeats or (5 if quick else 10))
     ctx = common.context()
     l2 = int(ctx.get("l2_bytes") or 4 * 2 ** 20)
-    _blocks, threads = fma_grid()
+    threads = pow2_floor(fma_grid()[1])                   # a power of two: exact coverage
     c = numba_cuda()
     n_l2 = pow2_floor(l2 // 4 // 4)                       # floats: a quarter of the L2
     n_dram = pow2_floor(common.elements_for(2 ** 30 if quick else 2 ** 31, 4, share=0.25))

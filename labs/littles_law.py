@@ -64,17 +64,20 @@ class Streamer:
         self.base = 0
 
     def time(self, ilp: int, blocks: int, tpb: int, repeats: int) -> dict | None:
-        """One grid's bandwidth (None if more blocks than fit at once)."""
+        """One grid's bandwidth (None if more blocks than fit at once, or the grid's one
+        turn is more than the buffer)."""
         kern = read_kernel(ilp, wide_load())
         threads = blocks * tpb
         iters = int(max(1, min(self.max_iters, self.positions // (threads * ilp))))
         region = threads * ilp * iters
+        if region > self.positions:
+            return None
         out = self.cuda.device_array(threads, dtype=np.float64)
 
         def launch():
             if self.base + region > self.positions:
                 self.base = 0
-            kern[blocks, tpb](self.x, self.x, self.base + region, self.base, iters, 1, out)
+            kern[blocks, tpb](self.x, self.x, self.base, iters, 1, out)
             self.base += region
 
         launch()
@@ -112,7 +115,8 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
         tpb = WARP * min(wps, 8)
         blocks = sms * wps * WARP // tpb
         sums = cuda.device_array(blocks * tpb, dtype=np.float64)
-        iters = -(-positions // (blocks * tpb * ilp))
+        iters = max(1, positions // (blocks * tpb * ilp))
+        per_pass = blocks * tpb * ilp * iters * LOAD_BYTES
         lat_ns, lat_cyc, bws = [], [], []
         for rep in range(3):
             flag.copy_to_device(np.zeros(1, np.int32))
@@ -120,8 +124,7 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
             chaser.flush()
 
             def launch():
-                kern[blocks + 1, tpb](arr, chaser.node, steps, x, positions, iters, 50,
-                                      flag, out, sums)
+                kern[blocks + 1, tpb](arr, chaser.node, steps, x, iters, 50, flag, out, sums)
 
             if rep == 0:  # compile, then check every block fits at once
                 launch()
@@ -133,7 +136,7 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
             chaser.node = int(res[0])
             lat_cyc.append(res[1] / steps)
             lat_ns.append(res[2] / steps)
-            bws.append(res[3] / blocks * positions * LOAD_BYTES / t)
+            bws.append(res[3] / blocks * per_pass / t)
         if lat_ns:
             rows.append({"experiment": "loaded_latency", "stream_warps_per_sm": wps,
                          "stream_bytes_in_flight": sms * wps * WARP * ilp * LOAD_BYTES,

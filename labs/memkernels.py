@@ -9,8 +9,8 @@ time and nothing imports torch or plotly.
 - :func:`chase_kernel`: one thread follows a pointer chain, timed in SM cycles and ns.
 - :func:`read_kernel`: a streaming read, ``ilp`` independent loads per thread per turn.
 - :func:`loaded_chase_kernel`: block 0 chases while every other block streams.
-- loads: :func:`wide_load` (16 bytes: four float32 in one instruction), :func:`scalar_load`
-  (one element at ``position x stride``), :func:`gather_load` (``x[idx[position]]``).
+- loads: :func:`wide_load` (16 bytes: four float32 in one instruction), :func:`strided_load`
+  (one float32 at ``position x stride``, past the L1), :func:`gather_load` (``x[idx[p]]``).
 """
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ def follow(chain: np.ndarray, start: int, steps: int) -> int:
 
 @functools.cache
 def wide_load():
-    """Device function ``(x, idx, p, stride) -> float``: ONE 16-byte load of float32
-    elements ``4 p stride`` .. ``4 p stride + 3`` of ``x``, returned as their sum.
+    """Device function ``(x, idx, e) -> float32``: ONE 16-byte load of float32 elements
+    ``4 e`` .. ``4 e + 3`` of ``x`` (``e`` counts 16-byte units), returned as their sum.
 
     numba alone splits wide reads into 4- or 8-byte loads; this uses the 16-byte vector
     load of :mod:`labs.kernels` (``ld.global.v4.f32``, the width a device copy uses), or
@@ -85,35 +85,63 @@ def wide_load():
     load4, _store4 = _vec4_sim() if simulated() else _vec4_gpu()
 
     @cuda.jit(device=True)
-    def load(x, idx, p, stride):
-        v0, v1, v2, v3 = load4(x, p * stride)
+    def load(x, idx, e):
+        v0, v1, v2, v3 = load4(x, e)
         return (v0 + v1) + (v2 + v3)
 
     return load
 
 
+def _ldcg_gpu():
+    """ldcg(x, i) -> x[i] through ``ld.global.cg.f32``: cached in the L2 only, not the L1
+    (inline PTX), so repeated reads of a small buffer measure the L2, not the L1."""
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda import cgutils
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def ldcg(typingctx, arr, i):
+        sig = types.float32(arr, i)
+
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+            addr = builder.ptrtoint(ptr, ir.IntType(64))
+            asm = ir.InlineAsm(ir.FunctionType(ir.FloatType(), [ir.IntType(64)]),
+                               "ld.global.cg.f32 $0, [$1];", "=f,l", side_effect=True)
+            return builder.call(asm, [addr])
+
+        return sig, codegen
+
+    return ldcg
+
+
 @functools.cache
-def scalar_load():
-    """Device function ``(x, idx, p, stride) -> float``: element ``(p stride) mod x.size``
-    (one element; ``x.size`` must be a power of two, so the wrap is a bitwise and). Positions
-    past ``x.size / stride`` wrap round to the start: several passes over a small buffer."""
+def strided_load():
+    """Device function ``(x, idx, e) -> float32``: element ``e mod x.size`` read past the
+    L1 (``ld.global.cg``; a plain read under the simulator). ``x`` is float32 and
+    ``x.size`` a power of two, so the wrap is a bitwise and: element indices past the end
+    wrap round to the start, several passes over a small buffer."""
     _bind()
+    ldcg = (lambda x, i: x[i]) if simulated() else _ldcg_gpu()
 
     @cuda.jit(device=True)
-    def load(x, idx, p, stride):
-        return x[(p * stride) & (x.size - 1)]
+    def load(x, idx, e):
+        return ldcg(x, e & (x.size - 1))
 
     return load
 
 
 @functools.cache
 def gather_load():
-    """Device function ``(x, idx, p, stride) -> float``: ``x[idx[p]]`` (a gather)."""
+    """Device function ``(x, idx, e) -> float32``: ``x[idx[e]]`` (a gather)."""
     _bind()
 
     @cuda.jit(device=True)
-    def load(x, idx, p, stride):
-        return x[idx[p]]
+    def load(x, idx, e):
+        return x[idx[e]]
 
     return load
 
@@ -122,24 +150,28 @@ def gather_load():
 
 @functools.cache
 def stream_body(ilp: int, load):
-    """Device function ``(x, idx, limit, base, iters, stride, tid, threads) -> float``: a
-    thread's share of a streaming read. Turn ``t`` loads positions
-    ``base + (t ilp + k) threads + tid`` for ``k < ilp`` (all ``ilp`` loads independent,
-    consecutive threads on consecutive positions), skipping positions ``>= limit``."""
+    """Device function ``(x, idx, base, iters, stride, tid, threads) -> float32``: a thread's
+    share of a streaming read over float32 data. Turn ``t`` loads positions
+    ``p = base + (t ilp + k) threads + tid`` for ``k < ilp``, i.e. element index
+    ``e = p x stride`` handed to ``load(x, idx, e)``: all ``ilp`` loads independent,
+    consecutive threads ``stride`` apart, no bounds test (the caller launches exactly
+    ``threads x ilp x iters`` positions) and ``e`` kept as a running sum, so a load costs
+    about eight instructions.
+    """
     if isinstance(ilp, bool) or int(ilp) != ilp or not 1 <= ilp <= 16:
         raise ValueError(f"ilp must be an integer in [1, 16], got {ilp!r}")
     _bind()
     ilp = int(ilp)
 
     @cuda.jit(device=True)
-    def body(x, idx, limit, base, iters, stride, tid, threads):
-        acc = 0.0
+    def body(x, idx, base, iters, stride, tid, threads):
+        acc = np.float32(0.0)
+        e = (base + tid) * stride
+        step = threads * stride
         for t in range(iters):
-            first = base + t * ilp * threads + tid
             for k in range(ilp):  # ilp is a compile-time constant: unrolled
-                p = first + k * threads
-                if p < limit:
-                    acc += load(x, idx, p, stride)
+                acc += load(x, idx, e)
+                e += step
         return acc
 
     return body
@@ -147,16 +179,16 @@ def stream_body(ilp: int, load):
 
 @functools.cache
 def read_kernel(ilp: int, load):
-    """Kernel ``(x, idx, limit, base, iters, stride, out)``: every thread runs
-    :func:`stream_body` and writes its sum to ``out[thread]`` (so nothing is optimised away).
-    Bytes read: the positions below ``limit`` that the grid covers, times the load width."""
+    """Kernel ``(x, idx, base, iters, stride, out)``: every thread runs :func:`stream_body`
+    and writes its sum to ``out[thread]`` (so nothing is optimised away). Positions read:
+    ``base`` .. ``base + gridsize x ilp x iters - 1``, each once."""
     _bind()
     body = stream_body(ilp, load)
 
     @cuda.jit
-    def kernel(x, idx, limit, base, iters, stride, out):
+    def kernel(x, idx, base, iters, stride, out):
         tid = cuda.grid(1)
-        out[tid] = body(x, idx, limit, base, iters, stride, tid, cuda.gridsize(1))
+        out[tid] = body(x, idx, base, iters, stride, tid, cuda.gridsize(1))
 
     return kernel
 
@@ -206,11 +238,11 @@ def chase_kernel():
 
 @functools.cache
 def loaded_chase_kernel(ilp: int):
-    """Kernel ``(chain, start, steps, x, limit, iters, max_passes, flag, out, sums)``: thread
-    0 of block 0
+    """Kernel ``(chain, start, steps, x, iters, max_passes, flag, out, sums)``: thread 0 of
+    block 0
     chases ``steps`` steps (timed as in :func:`chase_kernel`, results in out[0:3]) and then
     sets ``flag[0] = 1``; every thread of the other blocks streams over ``x`` (ilp 16-byte
-    loads a turn, ``iters`` turns a pass) pass after pass until it sees the flag, and counts its
+    loads a turn, ``iters`` turns a pass: (blocks - 1) x threads x ilp x iters positions) pass after pass until it sees the flag, and counts its
     passes in ``out[3]`` (atomically), at most ``max_passes``. The latency one load sees while
     the memory is busy. Launch no more blocks than can be resident at once.
     """
@@ -220,7 +252,7 @@ def loaded_chase_kernel(ilp: int):
     timer, clock = _timers()
 
     @cuda.jit
-    def kernel(chain, start, steps, x, limit, iters, max_passes, flag, out, sums):
+    def kernel(chain, start, steps, x, iters, max_passes, flag, out, sums):
         if cuda.blockIdx.x == 0:
             if cuda.threadIdx.x == 0:
                 c0 = clock()
@@ -238,7 +270,7 @@ def loaded_chase_kernel(ilp: int):
         acc = 0.0
         passes = 0
         while cuda.atomic.add(flag, 0, 0) == 0 and passes < max_passes:
-            acc += body(x, x, limit, 0, iters, 1, tid, threads)
+            acc += body(x, x, 0, iters, 1, tid, threads)
             passes += 1
         sums[tid] = acc
         if cuda.threadIdx.x == 0:

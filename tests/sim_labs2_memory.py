@@ -36,58 +36,61 @@ def test_chase_kernel_ends_where_the_chain_says(warm, steps):
     assert out[1] >= 0 and out[2] >= 0 and out[3] == -1
 
 
-def _launch(kern, x, idx, limit, base, iters, stride, blocks=2, tpb=16):
+def _launch(kern, x, idx, base, iters, stride, blocks=2, tpb=16):
     out = np.full(blocks * tpb, np.nan)
-    kern[blocks, tpb](x, idx, limit, base, iters, stride, out)
+    kern[blocks, tpb](x, idx, base, iters, stride, out)
     return out
 
 
 @pytest.mark.parametrize("ilp", (1, 2, 8))
 def test_wide_read_sums_every_position_once(ilp):
-    threads, iters = 32, 3
-    x = RNG.random(4 * threads * ilp * iters + 64, dtype=np.float32)
-    limit = threads * ilp * iters - 5            # a partial last turn: the guard must hold
-    base = 16
-    out = _launch(mk.read_kernel(ilp, mk.wide_load()), x, x, limit + base, base, iters, 1)
-    want = x[4 * base:4 * (base + limit)].astype(np.float64).sum()
-    assert out.sum() == pytest.approx(want, rel=1e-6)
+    threads, iters, base = 32, 3, 16
+    x = RNG.random(4 * (base + threads * ilp * iters + 8), dtype=np.float32)
+    out = _launch(mk.read_kernel(ilp, mk.wide_load()), x, x, base, iters, 1)
+    want = x[4 * base:4 * (base + threads * ilp * iters)].astype(np.float64).sum()
+    assert out.sum() == pytest.approx(want, rel=1e-5)
 
 
 @pytest.mark.parametrize("stride", (1, 2, 8, 32))
 def test_strided_read_wraps_round_a_power_of_two_buffer(stride):
-    threads, ilp = 32, 2
-    x = RNG.random(256, dtype=np.float32)
-    positions = 3 * x.size // stride + 7        # three passes and a bit
-    iters = -(-positions // (threads * ilp))
-    out = _launch(mk.read_kernel(ilp, mk.scalar_load()), x, x, positions, 0, iters, stride)
+    threads, ilp, iters = 32, 2, 5
+    x = RNG.random(64, dtype=np.float32)
+    positions = threads * ilp * iters             # 320: passes over the 64-float buffer
+    out = _launch(mk.read_kernel(ilp, mk.strided_load()), x, x, 0, iters, stride)
     want = sum(float(x[(p * stride) % x.size]) for p in range(positions))
-    assert out.sum() == pytest.approx(want, rel=1e-6)
+    assert out.sum() == pytest.approx(want, rel=1e-5)
+
+
+def test_strided_read_lanes_are_stride_apart():
+    """Thread t's first load is element t x stride: consecutive lanes, stride apart."""
+    x = np.zeros(1024, dtype=np.float32)
+    x[::8] = 1.0
+    out = _launch(mk.read_kernel(1, mk.strided_load()), x, x, 0, 1, 8, blocks=1, tpb=32)
+    assert (out == 1.0).all()
 
 
 def test_gather_reads_the_indexed_values():
-    threads, ilp = 32, 4
+    threads, ilp, iters = 32, 4, 3
     x = RNG.random(1000, dtype=np.float32)
-    idx = RNG.integers(0, x.size, 300).astype(np.int32)
-    iters = -(-idx.size // (threads * ilp))
-    out = _launch(mk.read_kernel(ilp, mk.gather_load()), x, idx, idx.size, 0, iters, 1)
-    assert out.sum() == pytest.approx(x[idx].astype(np.float64).sum(), rel=1e-6)
+    idx = RNG.integers(0, x.size, threads * ilp * iters).astype(np.int32)
+    out = _launch(mk.read_kernel(ilp, mk.gather_load()), x, idx, 0, iters, 1)
+    assert out.sum() == pytest.approx(x[idx].astype(np.float64).sum(), rel=1e-5)
 
 
 def test_loaded_chase_chases_and_streams():
     chain = mk.cyclic_chain(32, 128, seed=3)
     x = RNG.random(4 * 256, dtype=np.float32)
-    positions, blocks, tpb, max_passes = 256, 3, 8, 2
-    iters = -(-positions // (blocks * tpb * 4))
+    blocks, tpb, max_passes, iters = 2, 8, 2, 4      # a pass: 2 x 8 x 4 x 4 = 256 positions
     flag = np.zeros(1, dtype=np.int32)
     out = np.zeros(4, dtype=np.int64)
     sums = np.full(blocks * tpb, np.nan)
-    mk.loaded_chase_kernel(4)[blocks + 1, tpb](chain, 0, 25, x, positions, iters, max_passes,
-                                               flag, out, sums)
+    mk.loaded_chase_kernel(4)[blocks + 1, tpb](chain, 0, 25, x, iters, max_passes, flag, out,
+                                               sums)
     assert out[0] == mk.follow(chain, 0, 25) and flag[0] == 1
     assert 0 <= out[3] <= blocks * max_passes
     per_pass = x.astype(np.float64).sum()
     passes = np.round(sums.sum() / per_pass) if out[3] else 0
-    assert sums.sum() == pytest.approx(passes * per_pass, rel=1e-6)
+    assert sums.sum() == pytest.approx(passes * per_pass, rel=1e-5)
 
 
 @pytest.mark.parametrize("order", ("C", "F"))
