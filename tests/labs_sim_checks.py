@@ -34,9 +34,9 @@ def knob():
 
     k = _k()
     rng = np.random.default_rng()
-    for kk in (0, 1, 3, 31, 33, 70):  # below, at and above the unrolled block of 32
+    for kk in (0, 1, 3, 33, 64, 70, 130):  # below, at and above the unrolled blocks
         for n, blocks, threads in ((VEC * 70, grid(70), BLOCK),  # a thread per 16 bytes
-                                   (VEC * 301, 1, 64)):  # fewer threads: strides, loads ahead
+                                   (VEC * 301, 1, 64), (VEC * 64, 1, 64)):  # strides, loads ahead
             x = rng.random(n, dtype=np.float32)
             d = k.cuda.to_device(x.copy())
             k.knob[blocks, threads](d, kk)
