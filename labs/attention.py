@@ -188,7 +188,7 @@ def run(quick: bool = False, seqs=None, repeats: int | None = None) -> dict:
 
     def pick(impl, key):
         return {str(r["seq"]): r[key] for r in rows
-                if r.get("impl") == impl and not r["causal"] and r.get("available")}
+                if r.get("impl") == impl and not r.get("causal") and r.get("available")}
 
     naive_t, sdpa_t = pick("naive", "seconds"), pick("sdpa", "seconds")
     summary = {"naive_peak_bytes": pick("naive", "peak_bytes"),

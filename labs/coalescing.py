@@ -120,7 +120,6 @@ def _gather(x, m: int, threads: int, repeats: int, dram_bw: float):
         rows.append({"experiment": "gather", "order": order, "elements": m, "seconds": t,
                      "useful_bandwidth": m * GATHER_USEFUL / t, "predicted": dram_bw * frac,
                      "predicted_fraction": frac})
-        del idx, idx_t
     return rows
 
 

@@ -85,7 +85,7 @@ class Chaser:
 
         self.kernel = chase_kernel()
         self.cuda = numba_cuda()
-        self.out = cuda.device_array(4, dtype=np.int64)
+        self.out = self.cuda.device_array(4, dtype=np.int64)
         self.flush_buf = torch.empty(int(max(4 * l2_bytes, 8 * MB)) // 4, dtype=torch.float32,
                                      device="cuda")
         self.l2_bytes = l2_bytes

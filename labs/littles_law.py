@@ -80,6 +80,8 @@ class Streamer:
             kern[blocks, tpb](self.x, self.x, self.base, iters, 1, out)
             self.base += region
 
+        if kern.overloads and blocks > resident_blocks(kern, tpb):
+            return None                  # (asked before launching: too many registers fail)
         launch()
         if blocks > resident_blocks(kern, tpb):
             return None
@@ -114,6 +116,8 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
     for wps in warps_per_sm:
         tpb = WARP * min(wps, 8)
         blocks = sms * wps * WARP // tpb
+        if kern.overloads and blocks + 1 > resident_blocks(kern, tpb):
+            continue
         sums = cuda.device_array(blocks * tpb, dtype=np.float64)
         iters = max(1, positions // (blocks * tpb * ilp))
         per_pass = blocks * tpb * ilp * iters * LOAD_BYTES

@@ -3,7 +3,10 @@
 What it isolates: how an output split into tiles lands on the SMs. torch matmuls (BF16,
 n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
 source notes' 1792 vs 1793) and a coarse sweep (multiples of 512 and one past each),
-timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time.
+timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time. Each n twice: packed
+(row pitch n) and padded (rows start every 64 elements, 16-byte aligned whatever n is),
+because an n that is not a multiple of 8 loses cuBLAS's aligned kernels, a step far
+larger than any wave (measured on the H200: 5x), which the padded layout removes.
 
 What the model predicts (:mod:`perfmodel.waves`): with tiles of tile_m x tile_n (here the
 notes' 256 x 128), one block per SM and every tile taking the same time, the attainable
@@ -30,6 +33,9 @@ FINE_QUICK = (1788, 1790, 1791, 1792, 1793, 1794, 1796)
 COARSE = tuple(n + d for n in range(512, 8193, 512) for d in (0, 1))
 COARSE_QUICK = tuple(n + d for n in (1024, 2048, 4096, 8192) for d in (0, 1))
 TILE = (256, 128)
+#: Row pitch (elements) of the padded layout: 128 bytes in BF16.
+PAD_TO = 64
+LAYOUTS = ("packed", "padded")
 
 
 def model_fraction(n: int, sms: int, tile: tuple[int, int] = TILE, blocks_per_sm: int = 1) -> float:
@@ -38,15 +44,21 @@ def model_fraction(n: int, sms: int, tile: tuple[int, int] = TILE, blocks_per_sm
     return waves.useful_fraction(n, n, *tile) * waves.utilization(tiles, sms, blocks_per_sm)
 
 
-def time_matmul(n: int, repeats: int, dtype: str = "bfloat16") -> float:
-    """Median seconds of one n x n x n torch matmul on random data."""
+def time_matmul(n: int, repeats: int, pad: bool = False, dtype: str = "bfloat16") -> float:
+    """Median seconds of one n x n x n torch matmul on random data, ``torch.mm(a, b, out=c)``.
+
+    pad=False: packed n x n tensors (row pitch n elements). pad=True: the same n x n
+    matrices as views into rows of PAD_TO-element multiples, so every row starts 16-byte
+    aligned whatever n is (cuBLAS takes the pitch as its leading dimension, no copy)."""
     import torch
 
     if n < 1:
         raise ValueError(f"n must be >= 1; got {n}")
-    a = torch.randn(n, n, device="cuda", dtype=getattr(torch, dtype))
-    b = torch.randn(n, n, device="cuda", dtype=getattr(torch, dtype))
-    return queued_time(lambda: a @ b, warmup=3, repeats=repeats)
+    ld = -(-n // PAD_TO) * PAD_TO if pad else n
+    dt = getattr(torch, dtype)
+    a, b = (torch.randn(n, ld, device="cuda", dtype=dt)[:, :n] for _ in range(2))
+    c = torch.empty(n, ld, device="cuda", dtype=dt)[:, :n]
+    return queued_time(lambda: torch.mm(a, b, out=c), warmup=3, repeats=repeats)
 
 
 def run(quick: bool = False, fine=None, coarse=None, repeats: int | None = None) -> dict:
@@ -62,18 +74,20 @@ def run(quick: bool = False, fine=None, coarse=None, repeats: int | None = None)
     rows = []
     for sweep, ns in (("fine", fine), ("coarse", coarse)):
         for n in ns:
-            t = time_matmul(n, repeats)
             tiles = waves.tiles(n, n, *TILE)
-            rows.append({"sweep": sweep, "n": n, "seconds": t, "flops": 2.0 * n ** 3 / t,
-                         "tiles": tiles, "waves": waves.waves(tiles, sms),
-                         "model_fraction": model_fraction(n, sms)})
+            for layout in LAYOUTS:
+                t = time_matmul(n, repeats, pad=layout == "padded")
+                rows.append({"sweep": sweep, "layout": layout, "n": n, "seconds": t,
+                             "flops": 2.0 * n ** 3 / t, "tiles": tiles,
+                             "waves": waves.waves(tiles, sms), "model_fraction": model_fraction(n, sms)})
     best = max(r["flops"] for r in rows)
     for r in rows:
         r["model_flops"] = best * r["model_fraction"]
-    fine_rates = [r["flops"] for r in rows if r["sweep"] == "fine"]
+    fine_rates = [r["flops"] for r in rows if r["sweep"] == "fine" and r["layout"] == "packed"]
     summary = {"best_flops": best, "fine_sweep_max_over_min": max(fine_rates) / min(fine_rates)}
     params = {"quick": quick, "dtype": "bfloat16", "tile": list(TILE), "sms": sms,
               "fine": list(fine), "coarse": list(coarse), "repeats": repeats,
+              "pad_to": PAD_TO,
               "note": "the library chooses its own tiles; the model uses one fixed 256 x 128 tile"}
     return common.record("waves", params, rows, summary, ctx)
 
@@ -87,10 +101,12 @@ def plot(results: list[dict]):
                    cols=2, subtitles=("fine sweep", "coarse sweep"))
     for i, r, name in p.each(results):
         for col, sweep in ((1, "fine"), (2, "coarse")):
-            rs = sorted(p.rows(r, sweep=sweep), key=lambda row: row["n"])
-            p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"), name, col=col,
-                     showlegend=col == 1,
-                     text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
+            rs = []
+            for layout in LAYOUTS:
+                rs = sorted(p.rows(r, sweep=sweep, layout=layout), key=lambda row: row["n"])
+                p.points(fig, i + LAYOUTS.index(layout), p.column(rs, "n"), p.column(rs, "flops"),
+                         f"{name}: {layout} rows", col=col, showlegend=col == 1,
+                         text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
             if i == 0 and rs:
                 sms = r["params"].get("sms", r["context"].get("sms"))
                 p.model(fig, p.column(rs, "n"), p.column(rs, "model_flops"),
