@@ -14,7 +14,7 @@ reaches its power limit lowers its clock, more for work that draws more power pe
 
 Quick mode holds each workload 2 s and idles 3 s before the burst; estimated for a T4:
 6 s of holds, 4 s of preludes, two bursts of about 0.3 s, compile 2 s: about 15 s (the
-same on the H200, where the holds dominate).
+same on the H200, where the holds dominate: 10.8 s).
 """
 from __future__ import annotations
 

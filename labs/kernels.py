@@ -6,12 +6,11 @@ Each kernel isolates one mechanism:
   does ``k`` fused multiply-adds on each, and stores them back with one 16-byte store:
   8 bytes of DRAM traffic and 2k FLOPs per float, so intensity = k/4 FLOP/byte, the same
   bytes for every k. 16-byte accesses are what lets a numba kernel stream at the copy
-  bandwidth (4-byte grid-stride loads reach about 0.7 of it). Each loop turn works on two
-  such groups (eight independent chains) and loads the next two first, striding over the
-  grid: launched as one wave of resident threads, every thread keeps 32 bytes of loads in
-  flight while it computes, and the per-turn overhead (indexing, the loop, the stores) is
-  shared by 8 floats. k is done in unrolled blocks of ``KNOB_UNROLL`` FMAs, the rest in
-  unrolled blocks of 32, 16, 8, 4, 2 and 1 (skipped at once when there is no rest).
+  bandwidth (4-byte grid-stride loads reach about 0.7 of it). The loop strides over the
+  grid and loads the thread's next four floats before working on the current ones, so
+  launched with one wave of resident threads every thread keeps a load in flight while it
+  computes (launched with a thread per 16 bytes, the loop runs once). k is done as
+  unrolled blocks of ``UNROLL`` FMAs plus unrolled blocks of 16, 8, 4, 2, 1 for the rest.
 - ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` independent chains, each a
   fully unrolled block of ``UNROLL`` FMAs per loop turn, constants as literals (PTX
   ``fma.rn.f32 %f, %f, 0f..., 0f...``), so the loop's own instructions are a few percent
@@ -44,8 +43,6 @@ FMA_A = np.float32(0.999)
 FMA_B = np.float32(0.001)
 #: FMAs per chain in one fully unrolled block.
 UNROLL = 32
-#: FMAs per chain in one turn of the knob's loop (the rest: blocks of 32, 16, ... 1).
-KNOB_UNROLL = 64
 #: Independent chains in the FMA-peak kernel (8 x 32 = 256 FMAs per loop turn).
 PEAK_CHAINS = 8
 #: Threads per block of every kernel here.
@@ -163,13 +160,11 @@ def kernels() -> SimpleNamespace:
             return v
         return f
 
-    fma_block, f64, f32, f16, f8, f4, f2, f1 = (fixed(c) for c in (UNROLL, 64, 32, 16, 8, 4, 2, 1))
+    fma_block, f16, f8, f4, f2, f1 = (fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
 
     @cuda.jit(device=True, inline=True, fastmath=True)
-    def tail(v, r):
-        """r < 64 FMAs as unrolled blocks of 32, 16, 8, 4, 2 and 1 (r is the same in a warp)."""
-        if r & 32:
-            v = f32(v)
+    def fma_tail(v, r):
+        """r < 32 FMAs as unrolled blocks of 16, 8, 4, 2 and 1 (r is the same in a warp)."""
         if r & 16:
             v = f16(v)
         if r & 8:
@@ -182,39 +177,26 @@ def kernels() -> SimpleNamespace:
             v = f1(v)
         return v
 
-    @cuda.jit(device=True, inline=True, fastmath=True)
-    def work4(v0, v1, v2, v3, k):
-        """k FMAs on each of four floats: four interleaved chains."""
-        for _ in range(k // KNOB_UNROLL):
-            v0, v1, v2, v3 = f64(v0), f64(v1), f64(v2), f64(v3)
-        r = k % KNOB_UNROLL
-        if r:
-            v0, v1, v2, v3 = tail(v0, r), tail(v1, r), tail(v2, r), tail(v3, r)
-        return v0, v1, v2, v3
-
     @cuda.jit(fastmath=True)
     def knob(x, k):
         nvec = x.size // VEC
         stride = cuda.gridsize(1)
         i = cuda.grid(1)
-        zero = np.float32(0.0)
-        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = c0 = c1 = c2 = c3 = d0 = d1 = d2 = d3 = zero
         if i < nvec:
-            a0, a1, a2, a3 = load4(x, i)
-        if i + stride < nvec:
-            b0, b1, b2, b3 = load4(x, i + stride)
+            v0, v1, v2, v3 = load4(x, i)
         while i < nvec:
-            j = i + 2 * stride
-            if j < nvec:  # the next two groups are on their way while these are worked on
-                c0, c1, c2, c3 = load4(x, j)
-            if j + stride < nvec:
-                d0, d1, d2, d3 = load4(x, j + stride)
-            a0, a1, a2, a3 = work4(a0, a1, a2, a3, k)
-            b0, b1, b2, b3 = work4(b0, b1, b2, b3, k)
-            store4(x, i, a0, a1, a2, a3)
-            if i + stride < nvec:
-                store4(x, i + stride, b0, b1, b2, b3)
-            a0, a1, a2, a3, b0, b1, b2, b3 = c0, c1, c2, c3, d0, d1, d2, d3
+            j = i + stride
+            if j < nvec:  # the next four floats are on their way while these are worked on
+                w0, w1, w2, w3 = load4(x, j)
+            for _ in range(k // UNROLL):
+                v0 = fma_block(v0)
+                v1 = fma_block(v1)
+                v2 = fma_block(v2)
+                v3 = fma_block(v3)
+            r = k % UNROLL
+            store4(x, i, fma_tail(v0, r), fma_tail(v1, r), fma_tail(v2, r), fma_tail(v3, r))
+            if j < nvec:
+                v0, v1, v2, v3 = w0, w1, w2, w3
             i = j
 
     @cuda.jit(fastmath=True)
