@@ -41,17 +41,22 @@ class LabView:
         return module(self.name).plot(self.results)
 
     def summary_html(self) -> str:
-        rows = []
+        """The runs' summaries side by side: one row per figure, one column per run."""
+        keys: list[str] = []
+        for r in self.results:
+            keys += [k for k in r["summary"] if k not in keys]
+        heads = []
         for r in self.results:
             who = r["context"].get("gpu_name", "?")
-            if r["context"].get("reference"):
-                who += " (reference)"
-            for k, v in r["summary"].items():
-                rows.append(f"<tr><td>{html.escape(who)}</td><td><code>{html.escape(k)}</code>"
-                            f"</td><td>{html.escape(format_value(k, v))}</td></tr>")
-        return ('<div class="book-table"><table class="table"><thead><tr><th>run</th>'
-                "<th>figure</th><th>value</th></tr></thead><tbody>" + "".join(rows)
-                + "</tbody></table></div>")
+            heads.append(who + (" (reference)" if r["context"].get("reference") else ""))
+        rows = []
+        for k in keys:
+            cells = "".join(f"<td>{html.escape(format_value(k, r['summary'][k]))}</td>"
+                            if k in r["summary"] else "<td>&ndash;</td>" for r in self.results)
+            rows.append(f"<tr><td><code>{html.escape(k)}</code></td>{cells}</tr>")
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
+        return ('<div class="book-table"><table class="table"><thead><tr><th>figure</th>'
+                f"{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         from widgets.static import to_html
