@@ -6,8 +6,9 @@
 A twin is the chapter as jupytext reads it, with cell ids made deterministic, Colab's GPU
 runtime requested in its metadata, exercises shown as plain Markdown (Colab does not know
 MyST directives) and their solutions left out (a twin is what students run; the solutions
-are in the book's instructor edition), and one generated cell in front: the setup cell
-(:data:`SETUP_TEMPLATE`, the one place its logic lives). In Colab that cell fetches the
+are in the book's instructor edition; see ``colab_markdown.py``), and two generated cells
+in front: the setup cell (:data:`SETUP_TEMPLATE`, the one place its logic lives) and a
+one-line note. In Colab that cell fetches the
 book's code from the repository and branch set in ``_config.yml``, installs what Colab
 lacks, enables Colab's custom widget manager and says which GPU it found; anywhere else
 it does nothing. Twins are never edited by hand: edit the chapter and run this again.
@@ -24,7 +25,8 @@ import jupytext
 import nbformat
 import yaml
 
-from exercises import _catalog, all_exercises
+from colab_markdown import GLUE, colab_markdown
+from exercises import all_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTERS = "chapters"
@@ -179,67 +181,12 @@ def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / CHAPTERS).glob("*.md"))
 
 
-ADMONITIONS = ("admonition", "note", "tip", "hint", "important", "warning", "caution",
-               "attention", "danger", "error", "seealso")
-_GLUE = re.compile(r"\{glue(?::\w+)?\}`(?:[^`]*::)?([^`:]+)(?::[^`]*)?`")
-_MATH = re.compile(r"\{math\}`([^`]*)`")
-_REF = re.compile(r"\{(?:ref|numref|doc|eq|term|prf:ref)\}`([^`<]*?)\s*(?:<([^>]*)>)?`")
-
-
-def _quote_admonitions(lines: list[str]) -> list[str]:
-    """``{admonition} Title`` (and ``{note}``, ``{tip}``, ...) as a Markdown blockquote."""
-    found = _catalog._outermost(_catalog.directives("\n".join(lines), kinds=ADMONITIONS))
-    for d in reversed(found):
-        title = d.title if d.kind == "admonition" else d.kind.capitalize()
-        title = title or d.label or d.kind.capitalize()
-        body = [f"> {line}".rstrip() for line in d.body.splitlines()]
-        lines[d.start:d.end + 1] = [f"> **{title}**", ">"] + body
-    return lines
-
-
-def _plain_roles(line: str) -> str:
-    """MyST roles Colab would show raw: glued numbers by name, maths as $...$, references
-    as their text."""
-    line = _GLUE.sub(lambda m: f"`{m[1]}`", line)
-    line = _MATH.sub(lambda m: f"${m[1]}$", line)
-    return _REF.sub(lambda m: m[1] or m[2] or "", line)
-
-
-def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset()) -> str:
-    """A markdown cell for Colab: each ``{exercise}`` becomes a bold heading over its text,
-    each ``{solution}`` a one-line pointer (to ``check()`` for numeric exercises)."""
-    lines = text.splitlines()
-    found = _catalog.directives(text)
-    solutions = _catalog._outermost([d for d in found if d.kind == "solution"])
-    edits: list[tuple[int, int, list[str]]] = []  # (first, last, replacement), disjoint
-    for d in solutions:
-        note = f"*Solution to {d.label}: in the book's instructor edition.*"
-        if d.label in numeric:
-            note += (" Check your number with "
-                     f'`from exercises import check; check("{d.label}", your_answer)`.')
-        edits.append((d.start, d.end, [note]))
-    for d in found:
-        if d.kind != "exercise" or any(s.start <= d.start <= s.end for s in solutions):
-            continue
-        head = f"**Exercise {d.label}" + (f": {d.title}**" if d.title else "**")
-        blank = d.body_start < len(lines) and not lines[d.body_start].strip()
-        edits.append((d.start, d.body_start - 1, [head] if blank else [head, ""]))
-        if d.end > d.body_end:
-            edits.append((d.body_end + 1, d.end, []))
-    for first, last, replacement in sorted(edits, reverse=True):
-        lines[first:last + 1] = replacement
-    lines = _quote_admonitions(lines)
-    lines = [_plain_roles(line) for line in lines]
-    out = "\n".join(lines)
-    return out + "\n" if text.endswith("\n") else out
-
-
 def twin(name: str, root: pathlib.Path = ROOT) -> str:
     """The text of ``notebooks/<name>.ipynb``, generated from ``chapters/<name>.md``."""
     nb = jupytext.read(root / CHAPTERS / f"{name}.md", fmt="md:myst")
     setup = nbformat.v4.new_code_cell(setup_cell_source(root))
     setup.metadata = {"cellView": "form", "tags": ["colab-setup"]}
-    glued = _GLUE.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+    glued = GLUE.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
     note = nbformat.v4.new_markdown_cell(
         "*Run the cell above first: in Colab it fetches the book's code and installs what the "
         "chapter needs; anywhere else it does nothing. This notebook is generated from "

@@ -114,9 +114,10 @@ def test_student_edition_has_no_solution_text(editions):
             leaks.append(f"{path.relative_to(site)}: a solution block")
         leaks += [f"{path.relative_to(site)}: {wanted[p]} {p!r}" for p in wanted if p in text]
     assert leaks == [], "solution text in the student edition:\n" + "\n".join(leaks)
-    # The exercises themselves are all there.
+    # The exercises themselves are all there; no button offers the page's source.
     for name in CHAPTERS:
         page = (site / "chapters" / f"{name}.html").read_text()
+        assert "btn-download-source-button" not in page
         for d in _catalog.directives((ROOT / "chapters" / f"{name}.md").read_text()):
             if d.kind == "exercise" and d.label:
                 assert f'id="{d.label}"' in page, (name, d.label)

@@ -17,6 +17,7 @@ from exercises import _catalog
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import colab_markdown  # noqa: E402
 import make_notebooks  # noqa: E402
 
 CHAPTERS = make_notebooks.chapter_names()
@@ -73,7 +74,7 @@ def test_colab_markdown_turns_directives_into_plain_markdown():
     text = ("Intro\n\n:::{exercise} A title\n:label: ch-1\n\nDo *this*.\n:::\n\n"
             "::::{solution} ch-1\n:class: dropdown\n\nThe answer is 4.\n```{code}\nx\n```\n::::\n"
             "\n```{exercise}\n:label: ch-2\nDescribe it.\n```\n\n```{solution} ch-2\nWords.\n```\n")
-    out = make_notebooks.colab_markdown(text, numeric={"ch-1"})
+    out = colab_markdown.colab_markdown(text, numeric={"ch-1"})
     assert out == ("Intro\n\n**Exercise ch-1: A title**\n\nDo *this*.\n\n"
                    "*Solution to ch-1: in the book's instructor edition.* Check your number with "
                    '`from exercises import check; check("ch-1", your_answer)`.\n\n'
@@ -85,7 +86,7 @@ def test_colab_markdown_quotes_admonitions_and_flattens_roles():
     text = ("```{admonition} Goal\n:class: tip\nLearn {glue:text}`t4_ridge:.1f` and "
             "{math}`x^2`, see {ref}`the roofline <roofline>`.\n```\n\n"
             ":::{warning}\nCareful.\n:::\nAfter {glue}`n` and {doc}`chapters/x`.\n")
-    assert make_notebooks.colab_markdown(text) == (
+    assert colab_markdown.colab_markdown(text) == (
         "> **Goal**\n>\n> Learn `t4_ridge` and $x^2$, see the roofline.\n\n"
         "> **Warning**\n>\n> Careful.\nAfter `n` and chapters/x.\n")
 
