@@ -36,7 +36,10 @@ class Exercise:
 def register(id: str, chapter: str, question: str, compute: Callable[[], float], *,
              unit: str = "", rel_tol: float = 0.02, close_tol: float = 0.15, hint: str = "",
              needs_gpu: bool = False) -> Exercise:
-    """Register one numeric exercise (ids are unique, like "roofline-3")."""
+    """Register one numeric exercise (ids are unique and lower-case, like "roofline-3")."""
+    if not isinstance(id, str) or not id or id != id.strip().lower():
+        raise ValueError(f"exercise id {id!r}: use lower-case text without spaces, "
+                         "like 'roofline-3'")
     if id in _REGISTRY and _REGISTRY[id].question != question:
         raise ValueError(f"exercise id {id!r} is already registered")
     if not 0 < rel_tol < close_tol:
