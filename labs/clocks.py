@@ -138,8 +138,7 @@ def plot(results: list[dict]):
     from . import plotting as p
 
     fig = p.figure("Why the roof moves: clock and power", cols=2,
-                   subtitles=("held workloads: rate / datasheet peak at the clock held",
-                              "SM clock during a burst of FP16 matmuls"))
+                   subtitles=("held for seconds", "SM clock in a burst of FP16 matmuls"))
     for i, r, name in p.each(results):
         ds = _datasheet(r)
         holds = p.rows(r, kind="hold")
@@ -157,8 +156,10 @@ def plot(results: list[dict]):
             b = p.rows(r, kind="burst", prelude=kind)
             p.points(fig, i, [1e3 * t for t in p.column(b, "t_s")],
                      [c / 1e6 for c in p.column(b, "clock_hz")], f"{name}: after {kind}",
-                     col=2, mode="lines")
-    p.axes(fig, "", "fraction of the clock-scaled datasheet peak", xlog=False, ylog=False, col=1)
+                     col=2, mode="lines+markers" if len(b) < 5 else "lines")
+            if b and kind == "stream":
+                fig.data[-1].line.dash = "dot"
+    p.axes(fig, "", "rate / datasheet peak at that clock", xlog=None, ylog=False, col=1)
     p.axes(fig, "ms into the burst", "SM clock (MHz)", xlog=False, ylog=False, col=2)
     fig.update_layout(barmode="group")
     return fig

@@ -112,6 +112,6 @@ def plot(results: list[dict]):
                                      y=[1e3 * t for t in p.column(rs, "model_seconds")],
                                      name="model: bytes / copy bandwidth", showlegend=col == 1,
                                      marker=dict(color="rgba(127,127,127,0.35)")), row=1, col=col)
-        p.axes(fig, "", "ms per call", xlog=False, ylog=False, col=col)
+        p.axes(fig, "", "ms per call", xlog=None, ylog=False, col=col)
     fig.update_layout(barmode="group")
     return fig

@@ -81,23 +81,25 @@ def run(quick: bool = False, max_batch: int | None = None) -> dict:
 
 def plot(results: list[dict]):
     """Time per layer against batch for each run, the model from the measured roofs dashed,
-    and each run's bend marked."""
+    and each run's bend marked as a vertical line."""
     from . import plotting as p
 
     fig = p.figure("A 4096 x 4096 FP16 linear layer: time against batch")
+    times = [t for r in results for t in p.column(p.rows(r, kind="linear"), "seconds") if t]
+    span = [min(times), max(times)] if times else [1e-6, 1e-3]
     for i, r, name in p.each(results):
         rs = p.rows(r, kind="linear")
         p.points(fig, i, p.column(rs, "batch"), p.column(rs, "seconds"), name,
                  text=p.column(rs, "bound"))
         s = r["summary"]
-        if i == 0 and rs and s.get("fp16_matmul_flops") and s.get("copy_bandwidth") \
-                and s.get("bend_batch_model"):
+        if i == 0 and rs and s.get("fp16_matmul_flops") and s.get("copy_bandwidth"):
             b = p.column(rs, "batch")
             p.model(fig, b, [model_seconds(x, s["fp16_matmul_flops"], s["copy_bandwidth"])
                              for x in b], "model max(F/P, D/B)")
-            fig.add_vline(x=s["bend_batch_model"], line=dict(color="#7f7f7f", dash="dot"),
-                          annotation_text="model bend")
+            if s.get("bend_batch_model"):
+                p.model(fig, [s["bend_batch_model"]] * 2, span, "model's bend", dash="dot")
         if s.get("bend_batch_measured"):
-            fig.add_vline(x=s["bend_batch_measured"], line=dict(color=p.COLORS[i], dash="dot"),
-                          annotation_text=f"measured bend ({r['context'].get('gpu_slug', '')})")
+            p.points(fig, i, [s["bend_batch_measured"]] * 2, span, f"{name}: measured bend",
+                     mode="lines")
+            fig.data[-1].line.dash = "dashdot"
     return p.axes(fig, "batch", "seconds per layer")

@@ -136,7 +136,7 @@ def plot(results: list[dict]):
 
     fig = p.figure("Real operations on the roofline", cols=2,
                    subtitles=("FLOP/s at compulsory-traffic intensity", "percent of roof"),
-                   height=520)
+                   height=600)
     for i, r, name in p.each(results):
         s, rs = r["summary"], p.rows(r, kind="op")
         p.points(fig, i, p.column(rs, "intensity"), p.column(rs, "flops"), name, col=1,
@@ -148,6 +148,6 @@ def plot(results: list[dict]):
         fig.add_trace(go.Bar(x=p.column(rs, "op"), y=pct, name=f"{name}: % of roof",
                              marker_color=p.COLORS[i % len(p.COLORS)]), row=1, col=2)
     p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", col=1)
-    p.axes(fig, "", "% of roof", xlog=False, ylog=False, col=2)
+    p.axes(fig, "", "% of roof", xlog=None, ylog=False, col=2)
     fig.update_layout(barmode="group")
     return fig

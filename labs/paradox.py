@@ -164,8 +164,8 @@ def plot(results: list[dict]):
             rs = p.rows(r, kind=kind)
             n = p.column(rs, "n")
             for key, what in (("gpu_resident_s", "data resident"), ("gpu_copies_s", "with copies")):
-                sp = [c / g if c and g else None for c, g in zip(p.column(rs, "cpu_s"),
-                                                                p.column(rs, key))]
+                sp = [r_["cpu_s"] / r_[key] if r_.get("cpu_s") and r_.get(key) else
+                      r_.get("speedup_resident") if what == "data resident" else None for r_ in rs]
                 p.points(fig, i, n, sp, f"{name}: {what}", col=col, showlegend=col == 1,
                          mode="markers+lines" if what == "data resident" else "markers")
             if i == 0 and rs and "model_gpu_s" in rs[0]:

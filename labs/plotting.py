@@ -42,23 +42,24 @@ def column(rs: Iterable[dict], key: str) -> list:
     return [r.get(key) for r in rs]
 
 
-def figure(title: str, cols: int = 1, subtitles: tuple[str, ...] = (), height: int = 440):
+def figure(title: str, cols: int = 1, subtitles: tuple[str, ...] = (), height: int = 520):
     """An empty plotly figure with the book's layout (1 or more side-by-side panels)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=1, cols=cols, subplot_titles=subtitles or None,
                         horizontal_spacing=0.1) if cols > 1 else go.Figure()
-    fig.update_layout(title=title, height=height, margin=dict(l=60, r=20, t=70, b=60),
-                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0),
+    fig.update_layout(title=title, height=height, margin=dict(l=60, r=20, t=70, b=150),
+                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
                       hovermode="closest")
     return fig
 
 
-def axes(fig, x: str, y: str, xlog: bool = True, ylog: bool = True, col: int | None = None):
-    """Title and log/linear type of one panel's axes."""
+def axes(fig, x: str, y: str, xlog: bool | None = True, ylog: bool = True,
+         col: int | None = None):
+    """Title and log/linear type of one panel's axes (xlog=None: categories, as in bars)."""
     kw = {} if col is None else {"row": 1, "col": col}
-    fig.update_xaxes(title_text=x, type="log" if xlog else "linear", **kw)
+    fig.update_xaxes(title_text=x, type={True: "log", False: "linear", None: "-"}[xlog], **kw)
     fig.update_yaxes(title_text=y, type="log" if ylog else "linear", **kw)
     return fig
 
