@@ -188,7 +188,7 @@ def test_tiles_and_waves_1792_vs_1793():
     live = widgets.tiles_and_waves().live()
     for n, tiles, nwaves in ((1792, 98, 1), (1793, 120, 2)):
         set_control(live, "n", n)
-        assert live.figure.data[1].text[0].startswith(f"{tiles} tiles on 108 SMs: {nwaves} wave")
+        assert live.figure.data[1].text[0].startswith(f"{tiles} tiles → {nwaves} wave")
         assert list(live_trace(live, "SMs busy").y) == ([98] if n == 1792 else [108, 12])
     set_control(live, "sms", 132)
     set_control(live, "tile", (128, 128))

@@ -21,7 +21,7 @@ class AmdahlGustafson(View):
 
     name = "amdahl-gustafson"
     height = 460
-    legend_px = 40
+    legend = {"x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top"}
     title = "Amdahl (fixed work) and Gustafson (work grows with p)"
 
     def __init__(self, serial_fraction: float = 0.05):

@@ -126,7 +126,7 @@ class View:
 
     name = "widget"
     height = 420          # height of the plotting area in pixels
-    legend_px = 0         # room under the x axis for a horizontal legend (0: no legend)
+    legend: dict | None = None   # where the legend sits inside the plot (None: no legend)
     title = ""
 
     def __init__(self, **settings):
@@ -173,7 +173,7 @@ class View:
     def _geometry(self) -> dict:
         menus, sliders = len(self.menus()), len(self.sliders())
         top = TITLE_PX + MENU_PX * menus
-        bottom = AXIS_PX + self.legend_px + SLIDER_PX * sliders
+        bottom = AXIS_PX + SLIDER_PX * sliders
         return {"top": top, "bottom": bottom, "plot": self.height,
                 "total": self.height + top + bottom}
 
@@ -185,10 +185,10 @@ class View:
                          "font": {"size": 15}},
                "height": g["total"], "margin": {"t": g["top"], "b": g["bottom"], "l": 62, "r": 16},
                "hoverlabel": {"namelength": -1}, "font": {"size": 12},
-               "showlegend": bool(self.legend_px)}
-        if self.legend_px:
-            lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left",
-                             "y": -AXIS_PX / g["plot"], "yanchor": "top", "font": {"size": 11}}
+               "showlegend": bool(self.legend)}
+        if self.legend:
+            lay["legend"] = {"font": {"size": 10}, "borderwidth": 0, "tracegroupgap": 2,
+                             **self.legend}
         lay.update(self.layout(s))
         return lay
 
@@ -217,7 +217,7 @@ class View:
             steps.append({"label": c.fmt(v), "method": "restyle", "args": [upd, idx],
                           "value": str(values.index(v))})
         g = self._geometry()
-        y = -(AXIS_PX + self.legend_px + SLIDER_PX * i) / g["plot"]
+        y = -(AXIS_PX + SLIDER_PX * i) / g["plot"]
         slider = {"name": c.name, "active": values.index(s[c.name]), "steps": steps,
                   "currentvalue": {"prefix": c.label + ": ", "xanchor": "left",
                                    "font": {"size": 13}, "offset": 4},

@@ -24,7 +24,7 @@ class Coalescing(View):
 
     name = "coalescing"
     height = 500
-    legend_px = 40
+    legend = {"x": 0.99, "y": 0.25, "xanchor": "right", "yanchor": "top"}
 
     def __init__(self, stride: int | str = 1):
         check_choice("stride", stride, STRIDES, str)
@@ -58,9 +58,10 @@ class Coalescing(View):
                                                       "symbol": "square"},
              "customdata": [int(a) for a in addr], "xaxis": "x", "yaxis": "y",
              "hovertemplate": "lane %{y}: byte %{customdata:,}<extra></extra>"},
-            {"type": "scatter", "mode": "text", "x": [0], "y": [33.5], "xaxis": "x", "yaxis": "y",
-             "text": [f"{n_sec} sectors = {n_sec * SECTOR:,} B moved for 128 B used: "
-                      f"{fraction_label(useful)} useful"], "textposition": "middle right",
+            {"type": "scatter", "mode": "text", "x": [0], "y": [35], "xaxis": "x", "yaxis": "y",
+             "text": [f"{n_sec} sectors{' (side by side)' if compress else ''} = "
+                      f"{n_sec * SECTOR:,} B moved<br>for 128 B used: {fraction_label(useful)} useful"],
+             "textposition": "middle right", "cliponaxis": False,
              "textfont": {"size": 13}, "hoverinfo": "skip", "showlegend": False},
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 32 B sectors (L2)",
              "x": [_label(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
@@ -75,10 +76,9 @@ class Coalescing(View):
         ]
 
     def layout(self, s: Settings) -> dict:
-        return {"xaxis": {"domain": [0, 1], "anchor": "y", "title": {"text": "byte address"
-                          " (random gather: touched sectors side by side)", "standoff": 2},
+        return {"xaxis": {"domain": [0, 1], "anchor": "y", "title": {"text": "byte address", "standoff": 2},
                           "autorange": True, "zeroline": False},
-                "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 35],
+                "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 38],
                           "title": {"text": "lane"}},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "category",
                            "tickangle": -30},

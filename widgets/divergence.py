@@ -32,7 +32,6 @@ class Divergence(View):
 
     name = "divergence"
     height = 560
-    legend_px = 0
     title = "Divergence: cost is counted in warps"
 
     def __init__(self, paths: int = 2, split: str = "within", k: int = 32):
@@ -66,18 +65,20 @@ class Divergence(View):
              "xaxis": "x", "yaxis": "y", "name": "path of each lane",
              "hovertemplate": "warp %{y}, lane %{x}: path %{z}<extra></extra>"},
             {"type": "scatter", "mode": "text", "x": [-0.5], "y": [-1.2],
-             "text": [f"{passes} pass{'es' if passes > 1 else ''} per warp → time {passes:.1f}× one path"],
+             "text": [f"{passes} pass{'es' if passes > 1 else ''} per warp → {passes}× one path's time"],
              "textposition": "middle right", "textfont": {"size": 13}, "xaxis": "x", "yaxis": "y",
+             "cliponaxis": False,
              "hoverinfo": "skip", "name": "passes"},
             {"type": "heatmap", "z": state.tolist(), "zmin": 0, "zmax": 2,
              "colorscale": [[0, "rgba(150,150,150,0.25)"], [0.5, "#f6c28b"], [1, "#e45756"]],
              "showscale": False, "xgap": 1, "ygap": 2, "xaxis": "x2", "yaxis": "y2",
              "name": "busy lanes",
              "hovertemplate": "warp %{y}, lane %{x}: %{z}<extra>0 idle, 1 waits in a running warp, 2 busy</extra>"},
-            {"type": "scatter", "mode": "text", "x": [-0.5], "y": [-1.8],
-             "text": [f"1 in {k} busy: {fraction_label(simt.busy_warp_fraction(k))} of warps run"
-                      f" → time {fraction_label(t)}"],
-             "textposition": "top right", "textfont": {"size": 13}, "xaxis": "x2", "yaxis": "y2",
+            {"type": "scatter", "mode": "text", "x": [-0.5], "y": [-3.2],
+             "text": [f"1 thread in {k} busy:<br>{fraction_label(simt.busy_warp_fraction(k))}"
+                      f" of warps run → time {fraction_label(t)}"],
+             "textposition": "middle right", "textfont": {"size": 13}, "xaxis": "x2", "yaxis": "y2",
+             "cliponaxis": False,
              "hoverinfo": "skip", "name": "busy warps"},
             {"type": "scatter", "mode": "lines+markers", "name": "predicted time (warps)",
              "x": KS, "y": [self.time_vs_k(j) for j in KS], "line": {"color": COLORS["accent"]},
@@ -92,14 +93,15 @@ class Divergence(View):
 
     def layout(self, s: Settings) -> dict:
         lanes = {"showgrid": False, "zeroline": False}
-        return {"xaxis": {**lanes, "domain": [0, 1], "anchor": "y", "title": {"text": "lane"},
+        return {"xaxis": {**lanes, "domain": [0, 1], "anchor": "y",
                           "range": [-0.5, 31.5]},
                 "yaxis": {**lanes, "domain": [0.68, 0.98], "anchor": "x",
                           "range": [WARPS_SHOWN - 0.5, -2], "tickvals": list(range(WARPS_SHOWN)),
                           "title": {"text": "warp"}},
-                "xaxis2": {**lanes, "domain": [0, 1], "anchor": "y2", "range": [-0.5, 31.5]},
+                "xaxis2": {**lanes, "domain": [0, 1], "anchor": "y2", "range": [-0.5, 31.5],
+                           "title": {"text": "lane", "standoff": 2}},
                 "yaxis2": {**lanes, "domain": [0.3, 0.6], "anchor": "x2",
-                           "range": [BUSY_WARPS - 0.5, -3], "tickvals": list(range(0, BUSY_WARPS, 4)),
+                           "range": [BUSY_WARPS - 0.5, -5.5], "tickvals": list(range(0, BUSY_WARPS, 4)),
                            "title": {"text": "warp"}},
                 "xaxis3": {"type": "log", "domain": [0, 1], "anchor": "y3",
                            "title": {"text": "k (one busy thread in k)"}},

@@ -48,8 +48,8 @@ class FusionTriage(View):
     """Unfused vs fused chains, and the four questions for one operation."""
 
     name = "fusion-triage"
-    height = 480
-    legend_px = 0
+    height = 560
+    legend = {"x": 0.99, "y": 0.72, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, n: int = 2 ** 26, count: int = 3, op: str = "gelu",
                  machine: str | Machine = "T4", dtype: str = "fp32"):
@@ -108,18 +108,16 @@ class FusionTriage(View):
             {"type": "bar", "orientation": "h", "name": "with a launch toll per kernel", "y": names,
              "x": x["tolls"], "marker": {"color": COLORS["parts"]["toll"]},
              "hovertemplate": "%{y}: %{x:.3s}s<extra>with tolls</extra>"},
-            table_trace(["the four questions", CASES[s["op"]].label], q, [0, 0.4], [0.38, 0.62]),
+            table_trace(["the four questions", CASES[s["op"]].label], q, [0, 0.52], [0.36, 0.64]),
         ]
 
     def layout(self, s: Settings) -> dict:
         top = self.chain_times(self.counts[-1])["tolls"][0]
-        return {"barmode": "group", "showlegend": True,
+        return {"barmode": "group",
                 "xaxis": {"domain": [0, 1], "anchor": "y", "range": [0, top * 1.05],
                           "exponentformat": "SI",
-                          "title": {"text": f"seconds, {self.n:,} {self.dtype} elements", "standoff": 2}},
-                "yaxis": {"domain": [0.62, 1], "anchor": "x", "autorange": "reversed"},
-                "legend": {"orientation": "h", "x": 0, "y": 0.5, "yanchor": "bottom",
-                           "font": {"size": 11}}}
+                          "title": {"text": f"seconds ({self.n:,} {self.dtype})", "standoff": 2}},
+                "yaxis": {"domain": [0.7, 1], "anchor": "x", "autorange": "reversed"}}
 
 
 def fusion_triage(n: int = 2 ** 26, count: int = 3, op: str = "gelu",

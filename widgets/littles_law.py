@@ -25,7 +25,7 @@ class LittlesLaw(View):
 
     name = "littles-law"
     height = 560
-    legend_px = 40
+    legend = {"x": 0.99, "y": 0.47, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, machine: str | Machine = "T4", latency_ns: float = 400):
         self.gpus = {m.name: m for m in pm_machines.all_machines() if m.kind == "gpu"}
@@ -51,10 +51,10 @@ class LittlesLaw(View):
         m = self.gpus[s["machine"]]
         bw, lat = m.bandwidth("dram"), s["latency_ns"] * 1e-9
         need = little.bytes_in_flight(bw, lat)
-        header = ["bytes in flight B × L"] + [f"threads, {b} B each" for b in PER_THREAD]
+        header = ["B × L"] + [f"threads at {b} B" for b in PER_THREAD]
         cells = [[units.nbytes(need)]] + [[f"{little.threads_needed(bw, lat, b):,.0f}"]
                                           for b in PER_THREAD]
-        out = [table_trace(header, cells, [0.86, 1])]
+        out = [table_trace(header, cells, [0.8, 1])]
         for k, ilp in enumerate(ILPS):
             got = [little.bandwidth_vs_warps(w, ilp, BYTES_PER_LOAD, lat, bw) for w in WARPS]
             color = COLORS["ops"][k]
@@ -78,7 +78,7 @@ class LittlesLaw(View):
         y = {"range": [0, bw * 1.1], "exponentformat": "SI", "title": {"text": "B/s"}}
         return {"xaxis": {"type": "log", "anchor": "y", "domain": [0, 1],
                           "title": {"text": "warps (32 threads each)", "standoff": 4}},
-                "yaxis": {**y, "domain": [0.45, 0.8], "anchor": "x"},
+                "yaxis": {**y, "domain": [0.45, 0.74], "anchor": "x"},
                 "xaxis2": {"type": "log", "anchor": "y2", "domain": [0, 1],
                            "range": log_range(5e2, 1e8), "title": {"text": "bytes in flight"}},
                 "yaxis2": {**y, "domain": [0, 0.3], "anchor": "x2"}}

@@ -20,7 +20,7 @@ VALUES = [1.0, 4.0, 2.0, 3.0, 5.0, 0.0, 6.0, 2.0]
 
 
 def _g(x) -> str:
-    return "" if x is None else f"{x:.4g}"
+    return "" if x is None else f"{x:.3g}"
 
 
 class OnlineSoftmax(View):
@@ -28,7 +28,7 @@ class OnlineSoftmax(View):
 
     name = "online-softmax"
     height = 540
-    legend_px = 30
+    legend = {"x": 0.99, "y": 0.62, "xanchor": "right", "yanchor": "top"}
 
     def __init__(self, tile: int = 2, scores=None, values=None):
         self.scores = list(SCORES if scores is None else scores)

@@ -43,7 +43,7 @@ class OperationTimer(View):
 
     name = "operation-timer"
     height = 460
-    legend_px = 40
+    legend = {"x": 0.99, "y": 0.0, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, op: str = "vector_add", gpu: str | Machine = "T4",
                  cpu: str | Machine = "CPU", pcie: bool = False, n: int | None = None):
@@ -144,7 +144,7 @@ class OperationTimer(View):
         return {"barmode": "group", "bargap": 0.25,
                 "xaxis": {"domain": [0, 1], "anchor": "y", "type": "log",
                           "range": [-7, math.log10(top) + 0.6], "exponentformat": "SI",
-                          "title": {"text": "seconds: the time is t0 + max(F/P, D/B) + PCIe"}},
+                          "title": {"text": "seconds"}},
                 "yaxis": {"domain": [0.62, 1], "anchor": "x", "autorange": "reversed"},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "log",
                            "title": {"text": "size n"}},

@@ -15,6 +15,7 @@ from .style import COLORS, log_range
 
 CLOCKS_MHZ = [300, 400, 500, 570, 705, 800, 900, 1000, 1100, 1200, 1300, 1365, 1450, 1590]
 POWERS_W = [30, 40, 50, 60, 67, 70, 80, 100, 150]
+SHORT = {"fma_fp32": "FMA", "matmul_fp32": "cuBLAS FP32", "matmul_fp16_tensor": "tensor"}
 WORKLOADS = {"fma_fp32": ("FMA kernel, FP32 lanes", "fp32"),
              "matmul_fp32": ("matmul, FP32 lanes", "fp32"),
              "matmul_fp16_tensor": ("matmul, FP16 tensor cores", "fp16_tensor")}
@@ -26,7 +27,7 @@ class RoofMoves(View):
 
     name = "roof-moves"
     height = 620
-    legend_px = 60
+    legend = {"x": 0.99, "y": 0.01, "xanchor": "right", "yanchor": "bottom"}
     title = "Why the roof moves (Tesla T4)"
 
     def __init__(self, clock_mhz: float = 1590, power_limit_w: float = 70):
@@ -56,15 +57,15 @@ class RoofMoves(View):
         model_clock = {k: clocks.t4_workload_clock(k, w) / 1e6 for k in WORKLOADS}
         fast = self.t4.with_clock(c * 1e6)
         out = [
-            {"type": "scatter", "mode": "lines", "name": "FP32 lanes: 40 × 64 × 2 × clock",
+            {"type": "scatter", "mode": "lines", "name": "FP32: 40×64×2×clock",
              "x": grid, "y": fp32, "line": {"color": COLORS["roof"]}, "xaxis": "x", "yaxis": "y"},
-            {"type": "scatter", "mode": "lines", "name": "FP16 tensor (65 T at 1,590 MHz)",
+            {"type": "scatter", "mode": "lines", "name": "FP16 tensor",
              "x": grid, "y": tensor, "line": {"color": COLORS["parts"]["compute"]},
              "xaxis": "x", "yaxis": "y"},
-            {"type": "scatter", "mode": "markers+text", "name": "measured (source notes)",
+            {"type": "scatter", "mode": "markers+text", "name": "measured (notes)",
              "x": [v[1] / 1e6 for v in meas.values()], "y": [v[0] for v in meas.values()],
-             "text": [f"{WORKLOADS[k][0]}: {v[0] / 1e12:g} T at {v[2]:g} W" for k, v in meas.items()],
-             "textposition": ["middle left", "bottom right", "top left"], "textfont": {"size": 10},
+             "text": [f"{SHORT[k]} {v[0] / 1e12:g} T, {v[2]:g} W" for k, v in meas.items()],
+             "textposition": ["middle left", "bottom right", "bottom right"], "textfont": {"size": 10},
              "marker": {"symbol": "x", "size": 11, "color": COLORS["accent"]},
              "xaxis": "x", "yaxis": "y"},
             {"type": "scatter", "mode": "lines+markers+text", "name": "chosen clock",
@@ -74,7 +75,7 @@ class RoofMoves(View):
              "marker": {"size": [9, 9, 0], "color": COLORS["ridge"]},
              "line": {"color": COLORS["ridge"], "dash": "dot"}, "xaxis": "x", "yaxis": "y",
              "showlegend": False},
-            {"type": "scatter", "mode": "markers", "name": f"model clock under the power limit",
+            {"type": "scatter", "mode": "markers", "name": "model clock under the power limit",
              "x": [model_clock[k] for k in WORKLOADS],
              "y": [self.peak(WORKLOADS[k][1], model_clock[k]) for k in WORKLOADS],
              "customdata": [WORKLOADS[k][0] for k in WORKLOADS],
@@ -101,7 +102,7 @@ class RoofMoves(View):
                           "title": {"text": "peak FLOP/s"}},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "log",
                            "range": log_range(*INTENSITY),
-                           "title": {"text": "intensity (FLOP/byte): dashed = datasheet roofs"}},
+                           "title": {"text": "FLOP/byte (dashed: datasheet)"}},
                 "yaxis2": {"domain": [0, 0.3], "anchor": "x2", "type": "log",
                            "range": log_range(3e10, 1e14), "exponentformat": "SI",
                            "title": {"text": "FLOP/s"}}}

@@ -47,7 +47,7 @@ class RooflineExplorer(View):
 
     name = "roofline-explorer"
     height = 400
-    legend_px = 96
+    legend = {"x": 0.99, "y": 0.01, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, machine: str | Machine = "T4", unit: str = "fp32",
                  machines: list[Machine] | None = None, vector_n: int = 2 ** 20,

@@ -21,7 +21,6 @@ class TilesAndWaves(View):
 
     name = "tiles-and-waves"
     height = 560
-    legend_px = 0
 
     def __init__(self, n: int = 1792, tile_m: int = 256, tile_n: int = 128, sms: int = 108):
         self.sizes = with_value(SIZES, n, "n", 1, 8192, integer=True)
@@ -58,10 +57,10 @@ class TilesAndWaves(View):
              "colorscale": [[0, COLORS["roof"]], [1, COLORS["accent"]]], "xgap": 1, "ygap": 1,
              "xaxis": "x", "yaxis": "y", "name": "tiles",
              "hovertemplate": "tile at column %{x}, row %{y}: wave %{z}<extra></extra>"},
-            {"type": "scatter", "mode": "text", "x": [0], "y": [-0.04 * 2304], "xaxis": "x",
+            {"type": "scatter", "mode": "text", "x": [0], "y": [-0.02 * 2304], "xaxis": "x",
              "yaxis": "y", "textposition": "top right", "textfont": {"size": 13},
-             "text": [f"{x['tiles']} tiles on {sms} SMs: {x['waves']} wave{'s' if x['waves'] > 1 else ''},"
-                      f" last wave {fraction_label(x['last'])} full"],
+             "text": [f"{x['tiles']} tiles → {x['waves']} wave{'s' if x['waves'] > 1 else ''}"
+                      f" on {sms} SMs<br>last wave {fraction_label(x['last'])} full"],
              "hoverinfo": "skip", "name": "summary"},
             {"type": "bar", "x": list(range(1, len(busy) + 1)), "y": busy, "name": "SMs busy",
              "marker": {"color": [COLORS["roof"]] * (len(busy) - 1) + [COLORS["accent"]]},
@@ -71,7 +70,7 @@ class TilesAndWaves(View):
 
     def layout(self, s: Settings) -> dict:
         return {"xaxis": {"domain": [0, 1], "anchor": "y", "range": [0, 2304], "showgrid": False},
-                "yaxis": {"domain": [0.3, 0.97], "anchor": "x", "range": [2304, -0.1 * 2304],
+                "yaxis": {"domain": [0.3, 0.97], "anchor": "x", "range": [2304, -0.16 * 2304],
                           "title": {"text": "output rows"}, "showgrid": False,
                           "scaleanchor": None},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "title": {"text": "wave"},
