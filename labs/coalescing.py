@@ -28,7 +28,7 @@ from . import common
 from .ceilings import fma_grid
 from .gpu import numba_cuda
 from .kernels import BLOCK
-from .memkernels import gather_load, read_kernel, strided_load
+from .memkernels import gather_load, read_kernel, resident_blocks, strided_load
 from .timing import queued_time
 
 SUMMARY_KEYS = ("useful_bandwidth_by_stride", "gather_bandwidth")
@@ -76,9 +76,18 @@ def walk_kernel():
     return walk_rows
 
 
+def _threads(kern, x, idx, threads: int) -> int:
+    """Compile ``kern`` (one tiny launch) and return the largest power of two <= threads
+    whose blocks of BLOCK all fit on the GPU at once (a grid-stride read in one wave)."""
+    c = numba_cuda()
+    kern[1, BLOCK](x, idx, 0, 1, 1, c.device_array(BLOCK, dtype=np.float64))
+    return pow2_floor(min(threads // BLOCK, resident_blocks(kern, BLOCK))) * BLOCK
+
+
 def _strided(x, placement: str, strides, threads: int, useful_target: float, repeats: int):
     kern = read_kernel(ILP, strided_load())
     c = numba_cuda()
+    threads = _threads(kern, x, x, threads)
     out = c.device_array(threads, dtype=np.float64)
     blocks = threads // BLOCK
     rows, base_bw = [], None
@@ -96,7 +105,8 @@ def _strided(x, placement: str, strides, threads: int, useful_target: float, rep
                      "useful_bandwidth": bw, "seconds": t, "useful_bytes": positions * 4,
                      "predicted": base_bw * frac, "predicted_fraction": frac,
                      "ratio_to_model": bw / (base_bw * frac),
-                     "pieces_per_request": simt.sectors(s, 4, PLACEMENTS[placement])})
+                     "pieces_per_request": simt.sectors(s, 4, PLACEMENTS[placement]),
+                     "threads": threads})
     return rows
 
 
@@ -105,6 +115,8 @@ def _gather(x, m: int, threads: int, repeats: int, dram_bw: float):
 
     kern = read_kernel(ILP, gather_load())
     c = numba_cuda()
+    dummy = c.as_cuda_array(torch.zeros(BLOCK * ILP, device="cuda", dtype=torch.int32))
+    threads = _threads(kern, x, dummy, threads)
     out = c.device_array(threads, dtype=np.float64)
     blocks = threads // BLOCK
     iters = max(1, m // (threads * ILP))

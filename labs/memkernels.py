@@ -49,6 +49,17 @@ def _bind() -> None:
     cuda = numba_cuda()
 
 
+def _register_room(ilp: int, load) -> dict:
+    """cuda.jit options for a streaming kernel: up to 64 registers a thread when a turn's
+    loads hold more than 16 floats. Left to its own choice ptxas holds such a kernel to 32
+    registers and, with eight 16-byte loads a turn, waits for the first four before issuing
+    the rest (seen in the SASS for sm_90); with room for 48 it issues all eight first.
+    Smaller turns keep the default (more warps fit). The simulator takes no such option."""
+    if simulated() or ilp * getattr(load, "width", 1) <= 16:
+        return {}
+    return {"max_registers": 64}
+
+
 def _chain_shape(lines: int, line_bytes: int) -> tuple[int, int]:
     if isinstance(lines, bool) or int(lines) != lines or lines < 2:
         raise ValueError(f"lines must be an integer >= 2, got {lines!r}")
@@ -73,8 +84,8 @@ def follow(chain: np.ndarray, start: int, steps: int) -> int:
 
 @functools.cache
 def wide_load():
-    """Device function ``(x, idx, e) -> float32``: ONE 16-byte load of float32 elements
-    ``4 e`` .. ``4 e + 3`` of ``x`` (``e`` counts 16-byte units), returned as their sum.
+    """Device function ``(x, idx, e, vals, k)``: ONE 16-byte load of float32 elements
+    ``4 e`` .. ``4 e + 3`` of ``x`` (``e`` counts 16-byte units) into ``vals[4k:4k+4]``.
 
     numba alone splits wide reads into 4- or 8-byte loads; this uses the 16-byte vector
     load of :mod:`labs.kernels` (``ld.global.v4.f32``, the width a device copy uses), or
@@ -85,10 +96,14 @@ def wide_load():
     load4, _store4 = _vec4_sim() if simulated() else _vec4_gpu()
 
     @cuda.jit(device=True)
-    def load(x, idx, e):
+    def load(x, idx, e, vals, k):
         v0, v1, v2, v3 = load4(x, e)
-        return (v0 + v1) + (v2 + v3)
+        vals[4 * k] = v0
+        vals[4 * k + 1] = v1
+        vals[4 * k + 2] = v2
+        vals[4 * k + 3] = v3
 
+    load.width = 4
     return load
 
 
@@ -120,28 +135,28 @@ def _ldcg_gpu():
 
 @functools.cache
 def strided_load():
-    """Device function ``(x, idx, e) -> float32``: element ``e mod x.size`` read past the
-    L1 (``ld.global.cg``; a plain read under the simulator). ``x`` is float32 and
+    """Device function ``(x, idx, e, vals, k)``: ``vals[k]`` = element ``e mod x.size``,
+    read past the L1 (``ld.global.cg``; a plain read under the simulator). ``x`` is float32 and
     ``x.size`` a power of two, so the wrap is a bitwise and: element indices past the end
     wrap round to the start, several passes over a small buffer."""
     _bind()
     ldcg = (lambda x, i: x[i]) if simulated() else _ldcg_gpu()
 
     @cuda.jit(device=True)
-    def load(x, idx, e):
-        return ldcg(x, e & (x.size - 1))
+    def load(x, idx, e, vals, k):
+        vals[k] = ldcg(x, e & (x.size - 1))
 
     return load
 
 
 @functools.cache
 def gather_load():
-    """Device function ``(x, idx, e) -> float32``: ``x[idx[e]]`` (a gather)."""
+    """Device function ``(x, idx, e, vals, k)``: ``vals[k] = x[idx[e]]`` (a gather)."""
     _bind()
 
     @cuda.jit(device=True)
-    def load(x, idx, e):
-        return x[idx[e]]
+    def load(x, idx, e, vals, k):
+        vals[k] = x[idx[e]]
 
     return load
 
@@ -151,27 +166,40 @@ def gather_load():
 @functools.cache
 def stream_body(ilp: int, load):
     """Device function ``(x, idx, base, iters, stride, tid, threads) -> float32``: a thread's
-    share of a streaming read over float32 data. Turn ``t`` loads positions
+    share of a streaming read over float32 data (no NaN in it). Turn ``t`` loads positions
     ``p = base + (t ilp + k) threads + tid`` for ``k < ilp``, i.e. element index
-    ``e = p x stride`` handed to ``load(x, idx, e)``: all ``ilp`` loads independent,
-    consecutive threads ``stride`` apart, no bounds test (the caller launches exactly
-    ``threads x ilp x iters`` positions) and ``e`` kept as a running sum, so a load costs
-    about eight instructions.
+    ``e = p x stride`` handed to ``load(x, idx, e, vals, k)``, which puts its ``load.width``
+    floats (1, or 4 for :func:`wide_load`) in ``vals``: consecutive threads ``stride`` apart,
+    no bounds test (the caller launches exactly ``threads x ilp x iters`` positions) and
+    ``e`` kept as a running sum, so a load costs about eight instructions.
+
+    Exactly ``ilp`` loads per thread are in flight: a turn issues all its loads before
+    adding any of their values (summing each load's floats as it arrives, ptxas keeps only
+    two to four loads open), and the next turn's addresses depend on this turn's sum
+    through a test that never fires, so turns cannot overlap either.
     """
     if isinstance(ilp, bool) or int(ilp) != ilp or not 1 <= ilp <= 16:
         raise ValueError(f"ilp must be an integer in [1, 16], got {ilp!r}")
     _bind()
     ilp = int(ilp)
+    n = ilp * getattr(load, "width", 1)
 
     @cuda.jit(device=True)
     def body(x, idx, base, iters, stride, tid, threads):
         acc = np.float32(0.0)
         e = (base + tid) * stride
         step = threads * stride
+        vals = cuda.local.array(n, np.float32)
         for t in range(iters):
-            for k in range(ilp):  # ilp is a compile-time constant: unrolled
-                acc += load(x, idx, e)
+            for k in range(ilp):  # ilp is a compile-time constant: unrolled, all loads first
+                load(x, idx, e, vals, k)
                 e += step
+            s = vals[n - 1]       # start from the last load: no add can run before it issues
+            for k in range(n - 1):
+                s += vals[k]
+            acc += s
+            if acc != acc:        # never (no NaN in the data), but the compiler cannot know:
+                e += 1            # the next turn's addresses wait for this turn's loads
         return acc
 
     return body
@@ -185,7 +213,7 @@ def read_kernel(ilp: int, load):
     _bind()
     body = stream_body(ilp, load)
 
-    @cuda.jit
+    @cuda.jit(**_register_room(ilp, load))
     def kernel(x, idx, base, iters, stride, out):
         tid = cuda.grid(1)
         out[tid] = body(x, idx, base, iters, stride, tid, cuda.gridsize(1))
@@ -251,7 +279,7 @@ def loaded_chase_kernel(ilp: int):
     body = stream_body(ilp, wide_load())
     timer, clock = _timers()
 
-    @cuda.jit
+    @cuda.jit(**_register_room(ilp, wide_load()))
     def kernel(chain, start, steps, x, iters, max_passes, flag, out, sums):
         if cuda.blockIdx.x == 0:
             if cuda.threadIdx.x == 0:

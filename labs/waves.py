@@ -3,10 +3,11 @@
 What it isolates: how an output split into tiles lands on the SMs. torch matmuls (BF16,
 n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
 source notes' 1792 vs 1793) and a coarse sweep (multiples of 512 and one past each),
-timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time. Each n twice: packed
-(row pitch n) and padded (rows start every 64 elements, 16-byte aligned whatever n is),
-because an n that is not a multiple of 8 loses cuBLAS's aligned kernels, a step far
-larger than any wave (measured on the H200: 5x), which the padded layout removes.
+timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time. Each n twice: packed, and
+padded (the inner dimension zero-padded and every row pitch rounded up to 64 elements),
+because an n that is not a multiple of 8 loses cuBLAS's fast aligned kernels, a step far
+larger than any wave (measured on the H200: about 5x; aligning the row pitches alone did
+not restore them), which padding K removes while the n x n output keeps its size.
 
 What the model predicts (:mod:`perfmodel.waves`): with tiles of tile_m x tile_n (here the
 notes' 256 x 128), one block per SM and every tile taking the same time, the attainable
@@ -44,20 +45,35 @@ def model_fraction(n: int, sms: int, tile: tuple[int, int] = TILE, blocks_per_sm
     return waves.useful_fraction(n, n, *tile) * waves.utilization(tiles, sms, blocks_per_sm)
 
 
-def time_matmul(n: int, repeats: int, pad: bool = False, dtype: str = "bfloat16") -> float:
-    """Median seconds of one n x n x n torch matmul on random data, ``torch.mm(a, b, out=c)``.
+def operands(n: int, pad: bool, dtype: str = "bfloat16"):
+    """(a, b, c) for c = a @ b with n x n x n useful work, random a and b.
 
-    pad=False: packed n x n tensors (row pitch n elements). pad=True: the same n x n
-    matrices as views into rows of PAD_TO-element multiples, so every row starts 16-byte
-    aligned whatever n is (cuBLAS takes the pitch as its leading dimension, no copy)."""
+    pad=False: packed n x n tensors. pad=True: the inner dimension K zero-padded to a
+    multiple of PAD_TO and every row pitch too, so each row starts 16-byte aligned and K
+    splits into whole 16-byte pieces whatever n is; the zeros add nothing to c, so the
+    output is the same n x n product (2 n^3 useful FLOPs, 2 n^2 K computed)."""
     import torch
 
     if n < 1:
         raise ValueError(f"n must be >= 1; got {n}")
-    ld = -(-n // PAD_TO) * PAD_TO if pad else n
     dt = getattr(torch, dtype)
-    a, b = (torch.randn(n, ld, device="cuda", dtype=dt)[:, :n] for _ in range(2))
-    c = torch.empty(n, ld, device="cuda", dtype=dt)[:, :n]
+    if not pad:
+        return (torch.randn(n, n, device="cuda", dtype=dt), torch.randn(n, n, device="cuda", dtype=dt),
+                torch.empty(n, n, device="cuda", dtype=dt))
+    kp = -(-n // PAD_TO) * PAD_TO
+    a = torch.zeros(n, kp, device="cuda", dtype=dt)
+    a[:, :n] = torch.randn(n, n, device="cuda", dtype=dt)
+    b = torch.zeros(kp, kp, device="cuda", dtype=dt)
+    b[:n, :n] = torch.randn(n, n, device="cuda", dtype=dt)
+    c = torch.empty(n, kp, device="cuda", dtype=dt)
+    return a, b[:, :n], c[:, :n]
+
+
+def time_matmul(n: int, repeats: int, pad: bool = False, dtype: str = "bfloat16") -> float:
+    """Median seconds of ``torch.mm(a, b, out=c)`` on :func:`operands` (CUDA events)."""
+    import torch
+
+    a, b, c = operands(n, pad, dtype)
     return queued_time(lambda: torch.mm(a, b, out=c), warmup=3, repeats=repeats)
 
 
