@@ -22,7 +22,7 @@ class AmdahlGustafson(View):
     name = "amdahl-gustafson"
     height = 460
     legend = {"x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top"}
-    title = "Amdahl (fixed work) and Gustafson (work grows with p)"
+    title = "Amdahl vs Gustafson"
 
     def __init__(self, serial_fraction: float = 0.05):
         self.fractions = with_value(FRACTIONS, serial_fraction, "serial_fraction", 0.0, 1.0)

@@ -83,6 +83,28 @@ def check_choice(name: str, value: Any, options: Sequence, fmt: Callable[[Any], 
     raise ValueError(f"{name} must be one of {shown}; got {value!r}")
 
 
+def gpu_menu(machine: Any, extra: Sequence = ()) -> tuple[dict, str]:
+    """The GPUs of perfmodel plus ``extra`` Machine objects (and ``machine`` itself when it
+    is one), by name; and the name of ``machine`` among them (case-insensitive), or a
+    ValueError naming the argument and the known names."""
+    from perfmodel.machines import Machine, all_machines
+
+    for m in extra:
+        if not isinstance(m, Machine):
+            raise ValueError(f"machines must be a list of perfmodel Machine objects; "
+                             f"got {type(m).__name__}")
+    menu = {m.name: m for m in all_machines() if m.kind == "gpu"}
+    menu.update({m.name: m for m in extra})
+    if isinstance(machine, Machine):
+        menu.setdefault(machine.name, machine)
+        machine = machine.name
+    name = next((k for k in menu if isinstance(machine, str) and k.lower() == machine.lower()),
+                None)
+    if name is None:
+        raise ValueError(f"machine must be one of {', '.join(menu)}; got {machine!r}")
+    return menu, name
+
+
 def with_value(options: Sequence, value: Any, name: str, low: float = 0.0,
                high: float = math.inf, integer: bool = False) -> list:
     """Slider options with ``value`` added (sorted) when it is a number in [low, high]

@@ -27,18 +27,18 @@ class Case:
 
 
 CASES = {
-    "gelu": Case("GELU on 100M FP32", lambda: ops.gelu(100_000_000)),
-    "small_add": Case("vector add, 10,000 FP32", lambda: ops.vector_add(10_000)),
-    "vector_add": Case("vector add, 2^28 FP32", lambda: ops.vector_add(2 ** 28)),
-    "gather_add": Case("gather + add, 2^26 FP32 (random indices)",
+    "gelu": Case("GELU, 100M FP32", lambda: ops.gelu(100_000_000)),
+    "small_add": Case("add, 10,000 FP32", lambda: ops.vector_add(10_000)),
+    "vector_add": Case("add, 2^28 FP32", lambda: ops.vector_add(2 ** 28)),
+    "gather_add": Case("gather + add (random)",
                        lambda: ops.elementwise(2 ** 26, 1, 2, 1, name="gather + add"), regular=False),
-    "layernorm": Case("layer norm 8192 x 4096 FP32", lambda: ops.layernorm(8192, 4096)),
-    "linear_b1": Case("linear 4096x4096, batch 1, FP16", lambda: ops.linear(1, 4096, 4096), True),
-    "attention": Case("attention S=4096 d=64 FP16, naive",
+    "layernorm": Case("layer norm 8192×4096", lambda: ops.layernorm(8192, 4096)),
+    "linear_b1": Case("linear, batch 1, FP16", lambda: ops.linear(1, 4096, 4096), True),
+    "attention": Case("attention, naive, FP16",
                       lambda: ops.attention(4096, 64, dtype="fp16"), True),
-    "flash": Case("attention S=4096 d=64 FP16, flash",
+    "flash": Case("attention, flash, FP16",
                   lambda: ops.attention(4096, 64, flash=True, dtype="fp16"), True),
-    "matmul": Case("matmul 4096 FP16", lambda: ops.matmul(4096, dtype="fp16"), True),
+    "matmul": Case("matmul 4096, FP16", lambda: ops.matmul(4096, dtype="fp16"), True),
 }
 COUNTS = list(range(1, 11))
 CHAIN_DTYPES = ("fp32", "fp16", "bf16")
@@ -49,7 +49,7 @@ class FusionTriage(View):
 
     name = "fusion-triage"
     height = 560
-    legend = {"x": 0.99, "y": 0.72, "xanchor": "right", "yanchor": "bottom"}
+    legend = {"orientation": "h", "x": 0.0, "y": 0.6, "xanchor": "left", "yanchor": "top"}
 
     def __init__(self, n: int = 2 ** 26, count: int = 3, op: str = "gelu",
                  machine: str | Machine = "T4", dtype: str = "fp32"):

@@ -7,10 +7,10 @@ the same points against bytes in flight, where they fall onto one line (perfmode
 """
 from __future__ import annotations
 
-from perfmodel import little, machines as pm_machines, units
+from perfmodel import little, units
 from perfmodel.machines import Machine
 
-from .base import Control, Settings, View, check_choice, with_value
+from .base import Control, Settings, View, gpu_menu, with_value
 from .style import COLORS, log_range, pow2, table_trace
 
 ILPS = (1, 2, 4, 8)
@@ -28,13 +28,7 @@ class LittlesLaw(View):
     legend = {"x": 0.99, "y": 0.47, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, machine: str | Machine = "T4", latency_ns: float = 400):
-        self.gpus = {m.name: m for m in pm_machines.all_machines() if m.kind == "gpu"}
-        if isinstance(machine, Machine):
-            self.gpus.setdefault(machine.name, machine)
-            machine = machine.name
-        name = next((k for k in self.gpus if isinstance(machine, str)
-                     and k.lower() == machine.lower()), None)
-        check_choice("machine", name or machine, list(self.gpus))
+        self.gpus, name = gpu_menu(machine)
         self.latencies = with_value(LATENCIES_NS, latency_ns, "latency_ns", 1, 1e6)
         super().__init__(machine=name, latency_ns=latency_ns)
 

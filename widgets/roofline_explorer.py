@@ -7,11 +7,10 @@ dot(s); the other shape parameters of that dot are fixed and named in its legend
 """
 from __future__ import annotations
 
-from perfmodel import machines as pm_machines
 from perfmodel import ops, roofline
 from perfmodel.machines import UNIT_LABELS, Machine
 
-from .base import Control, Settings, View, check_choice, with_value
+from .base import Control, Settings, View, check_choice, gpu_menu, with_value
 from .style import COLORS, int_label, log_range, pow2
 
 #: Shapes fixed for the dots whose other parameter has the slider.
@@ -53,20 +52,7 @@ class RooflineExplorer(View):
                  machines: list[Machine] | None = None, vector_n: int = 2 ** 20,
                  matmul_n: int = 1024, tile: int = 32, batch: int = 1, seq: int = 4096,
                  head_dim: int = 64):
-        extra = list(machines or [])
-        for m in extra:
-            if not isinstance(m, Machine):
-                raise ValueError(f"machines must be a list of perfmodel Machine objects; "
-                                 f"got {type(m).__name__}")
-        self.machines = {m.name: m for m in pm_machines.all_machines() if m.kind == "gpu"}
-        self.machines.update({m.name: m for m in extra})
-        if isinstance(machine, Machine):
-            self.machines.setdefault(machine.name, machine)
-            machine = machine.name
-        name = next((k for k in self.machines if isinstance(machine, str)
-                     and k.lower() == machine.lower()), None)
-        if name is None:
-            raise ValueError(f"machine must be one of {', '.join(self.machines)}; got {machine!r}")
+        self.machines, name = gpu_menu(machine, list(machines or []))
         unit = check_choice("unit", unit, self.machines[name].units(), lambda u: u)
         self.shapes = {
             "vector_n": with_value(pow2(10, 28, 3), vector_n, "vector_n", 1, 2 ** 34, integer=True),
@@ -120,7 +106,7 @@ class RooflineExplorer(View):
     def traces(self, s: Settings) -> list[dict]:
         m = self.machines[s["machine"]]
         unit = s["unit"]
-        peak, bw, ridge = m.peak_flops(unit), m.bandwidth("dram"), m.ridge(unit)
+        peak, ridge = m.peak_flops(unit), m.ridge(unit)
         lo, hi = X_RANGE
         floor = peak / 1e6
         out = [
