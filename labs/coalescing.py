@@ -222,7 +222,7 @@ def plot(results: list[dict]):
         cases += [(row["case"], row["useful_bandwidth"]) for row in p.rows(r, experiment="torch_view")]
         if cases:
             fig.add_trace(go.Bar(x=[c[0] for c in cases], y=[c[1] for c in cases],
-                                 name=f"{name}: useful bandwidth", marker=p.style(i)["marker"]),
+                                 name=f"{name}: useful bandwidth", marker=dict(color=p.style(i)["marker"]["color"])),
                           row=1, col=2)
     p.axes(fig, "stride (floats between neighbouring lanes)", "useful bytes per second", col=1)
     p.axes(fig, "", "useful bytes per second", xlog=False, col=2)

@@ -202,7 +202,7 @@ def plot(results: list[dict]):
         human = p.rows(r, kind="human_scale")
         if human:
             fig.add_trace(go.Bar(x=p.column(human, "level"), y=p.column(human, "human_seconds"),
-                                 name=f"{name}: human seconds", marker=p.style(i)["marker"]),
+                                 name=f"{name}: human seconds", marker=dict(color=p.style(i)["marker"]["color"])),
                           row=1, col=2)
     p.axes(fig, "working set (bytes)", "cycles per load", col=1)
     p.axes(fig, "level", "seconds, if one L1 load took 1 s", xlog=False, col=2)

@@ -14,6 +14,13 @@ not whether warps or loads per thread put them there. Saturation comes at about
 latency x bandwidth (a little more: queueing), and past it more orders only wait longer,
 so the loaded latency climbs while the bandwidth stays flat. One SM has a cap of its own.
 
+How the kernel keeps exactly L loads open: each turn issues its L loads before using any,
+and the next turn's addresses wait on this turn's sum, so a warp has L loads in flight,
+then none while it adds. A turn therefore lasts as long as its SLOWEST load: on the H200
+about 410 ns with one load a turn and 520 to 640 ns with eight (``seconds / iters`` in
+the rows), so at equal bytes in flight L = 8 delivers up to 1.5x less than L = 1 (the
+``collapse`` rows): Little's law with the turn's latency, not the idle chase's 339 ns.
+
 ``saturation_bandwidth`` is the best bandwidth of the sweep (bytes read per second);
 ``bytes_in_flight_at_saturation`` the fewest bytes in flight reaching 90% of it;
 ``one_sm_bandwidth`` the best with every warp on one SM. A torch device-to-device copy
@@ -225,7 +232,8 @@ def plot(results: list[dict]):
             p.points(fig, i, p.column(rs, "warps"), p.column(rs, "bandwidth"),
                      f"{name}: L = {ilp}", col=1)
             p.points(fig, i, p.column(rs, "bytes_in_flight"), p.column(rs, "bandwidth"),
-                     f"{name}: L = {ilp}", col=2, showlegend=False)
+                     f"{name}: L = {ilp}", col=2, showlegend=False,
+                     text=[f"{row['seconds'] / row['iters'] * 1e9:.0f} ns a turn" for row in rs])
         ref = [row for row in r["rows"] if row.get("experiment") == "reference"]
         if ref:
             p.points(fig, i, p.column(ref, "bytes_in_flight"), p.column(ref, "bandwidth"),

@@ -4,10 +4,11 @@ What it isolates: how an output split into tiles lands on the SMs. torch matmuls
 n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
 source notes' 1792 vs 1793) and a coarse sweep (multiples of 512 and one past each),
 timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time. Each n twice: packed, and
-padded (the inner dimension zero-padded and every row pitch rounded up to 64 elements),
-because an n that is not a multiple of 8 loses cuBLAS's fast aligned kernels, a step far
-larger than any wave (measured on the H200: about 5x; aligning the row pitches alone did
-not restore them), which padding K removes while the n x n output keeps its size.
+padded (the inner dimension K zero-padded and every row pitch rounded up to 64 elements;
+the n x n output keeps its size). On the H200 an n that is not a multiple of 8 runs about
+5x slower (the even ones about 3x) in BOTH layouts: the output's own odd dimensions keep
+cuBLAS off its fastest kernels, a step far larger than any wave, so the wave steps show
+only among multiples of 8 (1784, 1792, 1800 in the fine sweep).
 
 What the model predicts (:mod:`perfmodel.waves`): with tiles of tile_m x tile_n (here the
 notes' 256 x 128), one block per SM and every tile taking the same time, the attainable
