@@ -216,3 +216,19 @@ def test_screenshots(open_page, width, theme):
     for i, name in enumerate(widgets.WIDGETS):
         p.page.locator(".book-figure").nth(i).screenshot(path=str(folder / f"{name}-{width}-{theme}.png"))
     assert p.errors == [] and p.blocked == []
+
+
+def test_dark_theme_survives_a_dropdown_change(open_page):
+    """A dropdown entry replaces data, sliders and menus; the theme's colours must stay."""
+    p = open_page(PAGE, theme="dark")
+    g = Gallery(p)
+    f = g.figure("roofline-explorer")
+    g.pick(f, 0, "machine: B200")
+    g.drag_slider(f, 1, 0)
+    layout = p.figure_layout(f)
+    assert layout["font"]["color"] == "#e6e6e6"
+    assert [m["bgcolor"] for m in layout["updatemenus"]] == ["#2b2f36", "#2b2f36"]
+    assert close(max(g.value(f, "roof (FP32 cores, DRAM)", "y")), machines.get("B200").peak_flops("fp32"))
+    p.page.locator(".book-figure").nth(f).screenshot(
+        path=str(p.screenshot("gallery-dark-after-menu").parent / "roofline-dark-b200.png"))
+    assert p.errors == [] and p.blocked == []
