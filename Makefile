@@ -14,8 +14,16 @@ $(STAMP): requirements.txt
 
 env: $(STAMP)
 
+# The execution cache is keyed on a page's code cells only: when the model, widgets,
+# labs or exercises change, drop it so every page re-runs against the new code.
+CODE := $(shell find perfmodel widgets labs exercises _ext -name '*.py' 2>/dev/null) $(wildcard labs/results/*/*.json)
+
 book: $(STAMP)
+	@if [ -d _build/.jupyter_cache ] && [ -n "$$(find $(CODE) -newer _build/.jupyter_cache 2>/dev/null | head -1)" ]; then \
+		echo "code changed since the last build: re-executing every page"; \
+		rm -rf _build/.jupyter_cache _build/.doctrees _build/html; fi
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	@touch _build/.jupyter_cache
 	@echo "The book is in _build/html/index.html"
 
 test: book
