@@ -66,7 +66,9 @@ def _solution_phrases() -> dict[str, dict[str, list[str]]]:
         rest = re.sub(r"\s+", " ", _catalog.strip_solutions(source))
         for d in _catalog.directives(source, name):
             if d.kind == "solution":
-                phrases = [p for p in _catalog.plain_phrases(d.body) if p not in rest]
+                # Short, maths-heavy solutions have only shorter plain runs.
+                phrases = next((found for n in (5, 4, 3) if (found := [
+                    p for p in _catalog.plain_phrases(d.body, n) if p not in rest])), [])
                 out.setdefault(name, {})[d.label] = phrases[:3]
     return out
 
