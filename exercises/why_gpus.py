@@ -27,8 +27,9 @@ def _cpu():
     return machines.get("CPU")
 
 
-def _speedup(op, gpu_toll=0.0, cpu_toll=0.0, pcie_bytes=0.0) -> float:
-    """CPU time over measured-T4 time for one op, with the given tolls and PCIe bytes."""
+def speedup(op, gpu_toll=0.0, cpu_toll=0.0, pcie_bytes=0.0) -> float:
+    """CPU time over measured-T4 time for one op (t0 + max(F/P, D/B) on each), with the
+    given tolls (seconds) and bytes over PCIe; the chapter's four jobs use it too."""
     return (roofline.time(_cpu(), op, overhead=cpu_toll)
             / roofline.time(_t4m(), op, overhead=gpu_toll, pcie_bytes=pcie_bytes))
 
@@ -53,12 +54,12 @@ register("why-gpus-2", CH, "H200 DRAM bandwidth over the T4's.",
 
 register("why-gpus-3", CH,
          "Predicted GPU speed-up for a 2^28-element FP32 add, measured bandwidths, no tolls.",
-         lambda: _speedup(ops.vector_add(BIG_ADD)), unit="x",
+         lambda: speedup(ops.vector_add(BIG_ADD)), unit="x",
          hint="Both machines are memory-bound: the ratio of the bandwidths.")
 
 register("why-gpus-4", CH,
          "Largest GPU speed-up for a 4096^3 FP32 matmul from the measured arithmetic rates.",
-         lambda: _speedup(ops.matmul(BIG_MM)), unit="x",
+         lambda: speedup(ops.matmul(BIG_MM)), unit="x",
          hint="Both machines are compute-bound: the ratio of the FLOP rates.")
 
 register("why-gpus-5", CH,
@@ -68,13 +69,13 @@ register("why-gpus-5", CH,
 
 register("why-gpus-6", CH,
          "Predicted GPU speed-up for a 1,000-element add: T4 20 us toll, CPU 4 us toll.",
-         lambda: _speedup(ops.vector_add(TINY_ADD), _t4m().launch_overhead.value,
+         lambda: speedup(ops.vector_add(TINY_ADD), _t4m().launch_overhead.value,
                           _cpu().launch_overhead.value),
          unit="x", rel_tol=0.03, hint="Both times are almost all toll.")
 
 register("why-gpus-7", CH,
          "Best GPU speed-up for the 2^28 add including the copies over pinned PCIe (12.3 GB/s).",
-         lambda: _speedup(ops.vector_add(BIG_ADD),
+         lambda: speedup(ops.vector_add(BIG_ADD),
                           pcie_bytes=ops.pcie_round_trip_bytes(BIG_ADD)),
          unit="x", hint="Three arrays of 2^28 floats cross the link; add the add itself.")
 
