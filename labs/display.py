@@ -15,6 +15,8 @@ def format_value(key: str, value) -> str:
         return ", ".join(format_value(key, v) for v in value)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
+    if isinstance(value, int) or (key.lower().endswith("_n") and float(value).is_integer()):
+        return f"{int(value):,}"
     k = key.lower()
     if k.endswith("_s") or k.endswith("seconds"):
         return units.seconds(value)
