@@ -5,10 +5,21 @@
 
 A twin is the chapter as jupytext reads it, with cell ids made deterministic, Colab's GPU
 runtime requested in its metadata, exercises shown as plain Markdown (Colab does not know
-MyST directives) and their solutions left out (a twin is what students run; the solutions
-are in the book's instructor edition; see ``colab_markdown.py``), and two generated cells
-in front: the setup cell (:data:`SETUP_TEMPLATE`, the one place its logic lives) and a
-one-line note. In Colab that cell fetches the
+MyST directives or roles) and their solutions left out (a twin is what students run; the
+solutions are in the book's instructor edition; see ``colab_markdown.py``), and two
+generated cells in front: the setup cell (:data:`SETUP_TEMPLATE`, the one place its logic
+lives) and a one-line note.
+
+The numbers the chapters glue into their text (``{glue:text}`name:.1f```) are pasted into
+the twin's text as the book prints them: each chapter's code is executed once with
+nbclient, as the book build executes it (working directory ``chapters/``, the notebook's
+kernel, the setup cell taking its non-Colab path, ``execute: timeout:`` of
+``_config.yml``), every chapter in a process of its own, several at a time, and the
+values glued in its outputs are formatted as myst-nb formats them. A pasted name that no
+code cell glues stops the generation (and ``--check``) with the chapter and the name.
+``--check`` executes the chapters too, so a twin is stale when a number changes.
+
+In Colab the setup cell fetches the
 book's code from the repository and branch set in ``_config.yml``, installs what Colab
 lacks, enables Colab's custom widget manager and says which GPU it found; anywhere else
 it does nothing. Twins are never edited by hand: edit the chapter and run this again.
@@ -16,17 +27,24 @@ it does nothing. Twins are never edited by hand: edit the chapter and run this a
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
+from typing import Any
 
 import jupytext
 import nbformat
 import yaml
 
-from colab_markdown import GLUE, colab_markdown
-from exercises import all_exercises
+from colab_markdown import GlueError, colab_markdown, glue_references
+from exercises import _catalog, all_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTERS = "chapters"
@@ -181,23 +199,69 @@ def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / CHAPTERS).glob("*.md"))
 
 
-def twin(name: str, root: pathlib.Path = ROOT) -> str:
-    """The text of ``notebooks/<name>.ipynb``, generated from ``chapters/<name>.md``."""
+def _config(root: pathlib.Path) -> dict:
+    return yaml.safe_load((root / "_config.yml").read_text()) or {}
+
+
+def mime_priority(root: pathlib.Path = ROOT) -> list[str]:
+    """The order in which the book's html builder picks a glued value's mime type (what
+    ``{glue}`name``` shows): myst-nb's, with ``nb_mime_priority_overrides`` of _config.yml."""
+    from myst_nb.core.render import get_mime_priority
+
+    sphinx = (_config(root).get("sphinx") or {}).get("config") or {}
+    overrides = [tuple(o) for o in sphinx.get("nb_mime_priority_overrides") or []]
+    return get_mime_priority("html", overrides)
+
+
+def assets_url(root: pathlib.Path = ROOT) -> str:
+    """Where Colab finds the book's files (a figure's image): the repository's raw files
+    on GitHub; empty (paths stay relative) for a repository elsewhere."""
+    repo = repository(root)
+    m = re.match(r"^(?:https?://|git@)(?:www\.)?github\.com[/:]([^/]+)/([^/]+?)(?:\.git)?/?$",
+                 repo.url)
+    if not m:
+        return ""
+    prefix = f"{repo.path_to_book}/" if repo.path_to_book else ""
+    return f"https://raw.githubusercontent.com/{m[1]}/{m[2]}/{repo.branch}/{prefix}"
+
+
+def reference_titles(root: pathlib.Path = ROOT) -> dict[str, str]:
+    """What a reference without text shows: ``doc:<path>`` -> the page's title, a
+    ``(label)=`` target -> the heading under it, an exercise's label -> "Exercise <label>"
+    (as the twins title exercises)."""
+    titles: dict[str, str] = {}
+    pages = [root / "intro.md", *sorted((root / CHAPTERS).glob("*.md")),
+             *sorted((root / "appendix").glob("*.md"))]
+    for path in (p for p in pages if p.exists()):
+        text = path.read_text()
+        titles[f"doc:{path.relative_to(root).with_suffix('').as_posix()}"] = \
+            _catalog.chapter_title(path)
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if m := re.match(r"^\s{0,3}\(([^()\s]+)\)=\s*$", line):
+                following = next((x for x in lines[i + 1:] if x.strip()), "")
+                heading = re.match(r"^#{1,6}\s+(.*?)\s*$", following)
+                titles[m[1]] = heading[1] if heading else m[1]
+        for d in _catalog.directives(text, kinds=("exercise",)):
+            if d.label:
+                titles[d.label] = f"Exercise {d.label}"
+    return titles
+
+
+def _skeleton(name: str, root: pathlib.Path) -> nbformat.NotebookNode:
+    """The twin before its markdown is converted: the chapter's cells behind the two
+    generated ones, with their ids, no outputs, and the twin's metadata."""
     nb = jupytext.read(root / CHAPTERS / f"{name}.md", fmt="md:myst")
     setup = nbformat.v4.new_code_cell(setup_cell_source(root))
     setup.metadata = {"cellView": "form", "tags": ["colab-setup"]}
-    glued = GLUE.findall("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+    pasted = glue_references("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
     note = nbformat.v4.new_markdown_cell(
         "*Run the cell above first: in Colab it fetches the book's code and installs what the "
         "chapter needs; anywhere else it does nothing. This notebook is generated from "
         f"`chapters/{name}.md` (edit that, not this)"
-        + (f"; numbers the book prints in its text show here by name, like `{glued[0]}`, and "
-           "the code cells compute them.*" if glued else ".*"))
+        + ("; the numbers in its text are the book's, computed by the code cells below "
+           "when it was generated.*" if pasted else ".*"))
     nb.cells[0:0] = [setup, note]
-    numeric = frozenset(e.id for e in all_exercises())
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            cell.source = colab_markdown(cell.source, numeric)
     for i, cell in enumerate(nb.cells):
         cell["id"] = {0: "colab-setup", 1: "colab-note"}.get(i, f"cell-{i:03d}")
         if cell.cell_type == "code":
@@ -211,18 +275,124 @@ def twin(name: str, root: pathlib.Path = ROOT) -> str:
         "language_info": {"name": "python"},
     })
     nb.nbformat, nb.nbformat_minor = 4, 5
+    return nb
+
+
+# --- Executing a chapter for its glued values --------------------------------------------
+
+def _glue_of(text: str, cwd: str, timeout: int) -> dict[str, Any]:
+    """Run in a worker process: execute the notebook ``text`` in ``cwd`` and return
+    ``{"glued": {name: mime bundle}, "seconds": s}``, or ``{"error": message}``."""
+    from myst_nb.ext.glue import extract_glue_data_cell
+    from nbclient import NotebookClient
+
+    nb = nbformat.reads(text, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name=nb.metadata.kernelspec.name,
+                            allow_errors=False, resources={"metadata": {"path": cwd}})
+    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as log:  # the kernel's own chatter, shown on failure
+        try:
+            client.execute(env=env, stdout=log, stderr=log)
+        except Exception as exc:  # noqa: BLE001 (reported with the chapter's name)
+            log.seek(0)
+            return {"error": f"{type(exc).__name__}: {exc}\n{log.read()[-3000:]}".rstrip()}
+    glued: dict[str, dict[str, str]] = {}
+    twice: list[str] = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for key, output in extract_glue_data_cell(cell):
+            if key in glued:
+                twice.append(key)
+            glued[key] = {mime: "".join(v) if isinstance(v, list) else v
+                          for mime, v in output["data"].items()}
+    if twice:  # myst-nb warns ("glue key duplicate"), and the book build fails on warnings
+        return {"error": "glued more than once: " + ", ".join(sorted(set(twice)))}
+    return {"glued": glued, "seconds": time.perf_counter() - start}
+
+
+# Each chapter runs in a process of its own (a fresh interpreter: nothing of this one's
+# state, and no main-module re-import as multiprocessing's spawn would need).
+_WORKER = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from make_notebooks import _glue_of
+with open(sys.argv[2]) as f:
+    text = f.read()
+result = _glue_of(text, sys.argv[3], int(sys.argv[4]))
+with open(sys.argv[5], "w") as f:
+    json.dump(result, f)
+"""
+
+
+def _run_worker(text: str, cwd: pathlib.Path, timeout: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="twin-") as tmp:
+        source, result = pathlib.Path(tmp, "twin.ipynb"), pathlib.Path(tmp, "glued.json")
+        source.write_text(text)
+        proc = subprocess.run([sys.executable, "-c", _WORKER, str(pathlib.Path(__file__).parent),
+                               str(source), str(cwd), str(timeout), str(result)],
+                              capture_output=True, text=True)
+        if proc.returncode or not result.exists():
+            return {"error": f"the worker exited with {proc.returncode}:\n"
+                             f"{(proc.stdout + proc.stderr)[-3000:]}".rstrip()}
+        return json.loads(result.read_text())
+
+
+def glued_values(names: list[str], root: pathlib.Path = ROOT,
+                 timings: dict[str, float] | None = None) -> dict[str, dict[str, dict]]:
+    """Every chapter's glued values (name -> mime bundle), from executing its twin's code
+    as the book build does; chapters run in parallel, each in a process and kernel of its
+    own. ``timings`` (when given) receives each chapter's execution time."""
+    timeout = int((_config(root).get("execute") or {}).get("timeout") or 120)
+    texts = {n: nbformat.writes(_skeleton(n, root)) for n in names}
+    workers = max(1, min(len(names), max(2, os.cpu_count() or 2)))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:  # threads wait on processes
+        futures = {n: pool.submit(_run_worker, texts[n], root / CHAPTERS, timeout)
+                   for n in names}
+        results = {n: f.result() for n, f in futures.items()}
+    failed = [f"{CHAPTERS}/{n}.md: {r['error']}" for n, r in results.items() if "error" in r]
+    if failed:
+        raise RuntimeError("executing the chapters for their glued values failed:\n"
+                           + "\n\n".join(failed))
+    if timings is not None:
+        timings.update({n: r["seconds"] for n, r in results.items()})
+    return {n: r["glued"] for n, r in results.items()}
+
+
+def twin(name: str, root: pathlib.Path = ROOT, glued: dict[str, dict] | None = None) -> str:
+    """The text of ``notebooks/<name>.ipynb``, generated from ``chapters/<name>.md``, with
+    the values its code glues (``glued``: name -> mime bundle; executed when not given)
+    pasted into its text. :class:`GlueError` names every pasted name that is not glued."""
+    nb = _skeleton(name, root)
+    if glued is None:
+        glued = glued_values([name], root)[name]
+    numeric = frozenset(e.id for e in all_exercises())
+    where = f"{CHAPTERS}/{name}.md"
+    options = dict(targets=reference_titles(root), assets=assets_url(root),
+                   priority=mime_priority(root))
+    missing: list[str] = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = colab_markdown(cell.source, numeric, glued, where=where,
+                                         missing=missing, **options)
+    if missing:
+        raise GlueError(f"{where} pastes values that no code cell of it glues: "
+                        + ", ".join(dict.fromkeys(missing)))
     nbformat.validate(nb)
     return nbformat.writes(nb, version=4) + "\n"
 
 
-def expected(root: pathlib.Path = ROOT) -> dict[str, str]:
+def expected(root: pathlib.Path = ROOT, timings: dict[str, float] | None = None) -> dict[str, str]:
     """Every twin's path (relative to the root) and the text it should have."""
-    return {f"{NOTEBOOKS}/{name}.ipynb": twin(name, root) for name in chapter_names(root)}
+    names = chapter_names(root)
+    values = glued_values(names, root, timings)
+    return {f"{NOTEBOOKS}/{name}.ipynb": twin(name, root, values[name]) for name in names}
 
 
-def stale(root: pathlib.Path = ROOT) -> list[str]:
+def stale(root: pathlib.Path = ROOT, timings: dict[str, float] | None = None) -> list[str]:
     """Twins that are missing, out of date, or have no chapter any more ('orphan')."""
-    want = expected(root)
+    want = expected(root, timings)
     problems = []
     for rel, text in want.items():
         path = root / rel
@@ -237,9 +407,9 @@ def stale(root: pathlib.Path = ROOT) -> list[str]:
     return problems
 
 
-def write(root: pathlib.Path = ROOT) -> list[str]:
+def write(root: pathlib.Path = ROOT, timings: dict[str, float] | None = None) -> list[str]:
     """Write every twin that changed and remove orphans; returns what it touched."""
-    want = expected(root)
+    want = expected(root, timings)
     (root / NOTEBOOKS).mkdir(exist_ok=True)
     touched = []
     for rel, text in want.items():
@@ -259,16 +429,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when a twin is missing, stale or orphaned")
     args = parser.parse_args(argv)
-    if args.check:
-        problems = stale()
-        for p in problems:
-            print(p)
-        if problems:
-            print("Run `make notebooks` to regenerate the Colab twins.")
-        return 1 if problems else 0
-    for line in write() or ["every twin is up to date"]:
-        print(line)
-    return 0
+    start, timings = time.perf_counter(), {}
+    try:
+        if args.check:
+            problems = stale(timings=timings)
+            for p in problems:
+                print(p)
+            if problems:
+                print("Run `make notebooks` to regenerate the Colab twins.")
+        else:
+            problems = []
+            for line in write(timings=timings) or ["every twin is up to date"]:
+                print(line)
+    except (GlueError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"executed {len(timings)} chapters for their glued values "
+          f"({', '.join(f'{n} {s:.1f} s' for n, s in timings.items())}); "
+          f"{time.perf_counter() - start:.1f} s in all", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -53,6 +54,13 @@ def test_twin_starts_with_the_setup_cell_and_asks_for_a_gpu(name):
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for raw in ("{glue", "{exercise}", "{solution}", "{admonition}", "{math}`"):
         assert raw not in markdown, f"Colab would show {raw} raw"
+    # Nothing else of MyST either, outside fenced code: roles, directives, targets,
+    # definition lists, comments.
+    prose = re.sub(r"^(`{3,}|~{3,})[^`\n]*\n.*?^\1\s*$", "", markdown, flags=re.M | re.S)
+    for pattern in (r"\{[\w:.+-]+\}`", r"^\s*(`{3,}|:{3,})\{", r"^\s*\([^()\s]+\)=\s*$",
+                    r"^[:~] ", r"^%"):
+        leak = re.search(pattern, prose, flags=re.M)
+        assert not leak, f"Colab would show MyST raw: {prose[leak.start():leak.start() + 80]!r}"
     assert nb.metadata["accelerator"] == "GPU"
     assert nb.metadata["kernelspec"]["name"] == "python3"
     assert all(c.get("outputs", []) == [] for c in nb.cells if c.cell_type == "code")
@@ -86,9 +94,137 @@ def test_colab_markdown_quotes_admonitions_and_flattens_roles():
     text = ("```{admonition} Goal\n:class: tip\nLearn {glue:text}`t4_ridge:.1f` and "
             "{math}`x^2`, see {ref}`the roofline <roofline>`.\n```\n\n"
             ":::{warning}\nCareful.\n:::\nAfter {glue}`n` and {doc}`chapters/x`.\n")
-    assert colab_markdown.colab_markdown(text) == (
-        "> **Goal**\n>\n> Learn `t4_ridge` and $x^2$, see the roofline.\n\n"
-        "> **Warning**\n>\n> Careful.\nAfter `n` and chapters/x.\n")
+    glued = {"t4_ridge": {"text/plain": "25.3125"}, "n": {"text/plain": "3"}}
+    assert colab_markdown.colab_markdown(text, glued=glued) == (
+        "> **Goal**\n>\n> Learn 25.3 and $x^2$, see the roofline.\n\n"
+        "> **Warning**\n>\n> Careful.\n\nAfter 3 and chapters/x.\n")
+
+
+GLUED = {"ratio": {"text/plain": "10.357142857142856"}, "lanes": {"text/plain": "2560"},
+         "big": {"text/plain": "268435456"}, "tiny": {"text/plain": "0.09655172413793105"},
+         "gpu": {"text/plain": "'Tesla T4'"}, "share": {"text/plain": "0.125"},
+         "huge": {"text/plain": "1e+21"}}
+
+
+@pytest.mark.parametrize("role, shown", [
+    ("{glue:text}`ratio:.1f`", "10.4"),
+    ("{glue:text}`ratio:.0f`", "10"),
+    ("{glue:text}`ratio`", "10.357142857142856"),          # no spec: str() of the value
+    ("{glue:text}`ratio:`", "10.357142857142856"),
+    ("{glue:text}`lanes:,`", "2,560"),
+    ("{glue:text}`lanes:,.0f`", "2,560"),
+    ("{glue:text}`big:.3g`", "2.68e+08"),
+    ("{glue:text}`tiny:.2f`", "0.10"),
+    ("{glue:text}`tiny:.1e`", "9.7e-02"),
+    ("{glue:text}`share:.0%`", "12%"),
+    ("{glue:text}`lanes:d`", "2560"),
+    ("{glue:text}`huge:.0f`", "1000000000000000000000"),
+    ("{glue:text}`gpu`", "Tesla T4"),                       # strings without their quotes
+    ("{glue:text}`gpu:>10s`", "  Tesla T4"),
+    ("{glue}`ratio`", "10.357142857142856"),                # the text/plain as it is
+    ("{glue:}`lanes`", "2560"),
+    ("{glue:any}`lanes`", "2560"),
+])
+def test_glued_values_read_as_the_book_prints_them(role, shown):
+    from myst_nb.core.variables import format_plain_text
+
+    assert colab_markdown.colab_markdown(f"x {role} y", glued=GLUED) == f"x {shown} y"
+    if role.startswith("{glue:text}"):  # myst-nb's own formatting, as the book's role does
+        name, _, spec = role.split("`")[1].partition(":")
+        spec = spec if ":" in role.split("`")[1] else "s"
+        assert format_plain_text(GLUED[name]["text/plain"], spec) == shown
+
+
+def test_a_pasted_name_that_is_not_glued_stops_generation():
+    text = "One {glue:text}`lanes:,` and {glue:text}`no_such_value:.1f`.\n"
+    with pytest.raises(colab_markdown.GlueError, match=r"chapters/09_x\.md.*no_such_value"):
+        colab_markdown.colab_markdown(text, glued=GLUED, where="chapters/09_x.md")
+    with pytest.raises(colab_markdown.GlueError, match="'lanes'"):
+        colab_markdown.colab_markdown(text)  # nothing glued at all
+    missing: list[str] = []  # or every unglued name listed, for one message
+    colab_markdown.colab_markdown(text, glued={}, missing=missing)
+    assert missing == ["lanes", "no_such_value"]
+    with pytest.raises(colab_markdown.GlueError, match="another document"):
+        colab_markdown.colab_markdown("{glue:text}`02_x.md::lanes:d`", glued=GLUED)
+    with pytest.raises(colab_markdown.GlueError, match="cannot format"):
+        colab_markdown.colab_markdown("{glue:text}`gpu:.1f`", glued=GLUED)
+
+
+def test_roles_in_code_are_left_as_they_are():
+    text = ("Write ``{glue:text}`name:.1f` `` like this, or ``{ref}`x` ``.\n\n"
+            "```markdown\n{glue:text}`lanes:d` and {ref}`x`\n(label)=\n```\n")
+    assert colab_markdown.colab_markdown(text, glued=GLUED) == text
+
+
+def test_colab_markdown_flattens_the_rest_of_myst():
+    text = ("(sec-roofline)=\n## The roofline\n\n% a comment the book hides\n"
+            "FLOP\n: One floating-point\n  operation.\n\nWarp\n: 32 threads.\n\n"
+            "See {numref}`Section %s <sec-roofline>`, {ref}`sec-roofline`, {doc}`02_x`, "
+            "{term}`FLOP`, H{sub}`2`O, {abbr}`HBM (high-bandwidth memory)` and {eq}`eq-1`.\n\n"
+            "$$\nP = F / t\n$$ (eq-1)\n\n"
+            "```{figure} images/roof.png\n:name: fig-roof\n:width: 80%\n\nThe roofline.\n```\n"
+            "```{code-block} python\n:caption: x\nprint(1)\n```\n\n"
+            ":::{math}\n:label: eq-2\na^2\n:::\n\n"
+            "```{list-table} Peaks\n:header-rows: 1\n\n* - GPU\n  - TFLOP/s\n* - T4\n"
+            "  - {glue:text}`ratio:.1f`\n```\n\n"
+            ":::{note} First line.\nSecond line.\n:::\n"
+            "::::{dropdown} More\n:::{tip}\nInner {glue:text}`lanes:,`.\n:::\n::::\n")
+    out = colab_markdown.colab_markdown(
+        text, glued=GLUED, where="chapters/01_x.md",
+        targets={"sec-roofline": "The roofline", "doc:chapters/02_x": "Parallelism"},
+        assets="https://raw.example/b/")
+    assert out == (
+        "## The roofline\n\n"
+        "**FLOP**: One floating-point\n  operation.\n\n**Warp**: 32 threads.\n\n"
+        "See Section The roofline, The roofline, Parallelism, FLOP, H<sub>2</sub>O, HBM and "
+        "(eq-1).\n\n"
+        "$$\nP = F / t\n$$\n\n"
+        "![The roofline.](https://raw.example/b/chapters/images/roof.png)\n\n*The roofline.*\n\n"
+        "```python\nprint(1)\n```\n\n"
+        "$$\na^2\n$$\n\n"
+        "**Peaks**\n\n| GPU | TFLOP/s |\n| --- | --- |\n| T4 | 10.4 |\n\n"
+        "> **Note**\n>\n> First line.\n> Second line.\n\n"
+        "> **More**\n>\n> > **Tip**\n> >\n> > Inner 2,560.\n")
+
+
+def _chapter(root: pathlib.Path, code: str, prose: str) -> None:
+    """A one-chapter book in ``root``: _config.yml and requirements.txt of this one."""
+    for name in ("_config.yml", "requirements.txt"):
+        (root / name).write_text((ROOT / name).read_text())
+    (root / "chapters").mkdir(exist_ok=True)
+    (root / "chapters" / "01_x.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+        f"# X\n\n```{{code-cell}} ipython3\n:tags: [remove-cell]\n{code}\n```\n\n{prose}\n")
+
+
+def test_the_freshness_check_executes_the_chapter(tmp_path):
+    """A twin is stale when a glued number changes, even with the chapter's text unchanged;
+    and a name that no cell glues stops generation with the chapter and the name."""
+    prose = "It runs {glue:text}`speedup:.1f` times faster, on {glue:text}`gpu`."
+    _chapter(tmp_path, 'from myst_nb import glue\nglue("speedup", 19.04, display=False)\n'
+                       'glue("gpu", "T4", display=False)', prose)
+    assert make_notebooks.write(tmp_path) == ["wrote notebooks/01_x.ipynb"]
+    nb = nbformat.read(tmp_path / "notebooks" / "01_x.ipynb", as_version=4)
+    assert "It runs 19.0 times faster, on T4." in [c.source for c in nb.cells]
+    assert make_notebooks.stale(tmp_path) == []
+    _chapter(tmp_path, 'from myst_nb import glue\nglue("speedup", 21.0, display=False)\n'
+                       'glue("gpu", "T4", display=False)', prose)
+    assert make_notebooks.stale(tmp_path) == ["notebooks/01_x.ipynb: stale"]
+    _chapter(tmp_path, 'from myst_nb import glue\nglue("speedup", 21.0, display=False)', prose)
+    with pytest.raises(colab_markdown.GlueError, match=r"chapters/01_x\.md.*\bgpu\b"):
+        make_notebooks.stale(tmp_path)
+    _chapter(tmp_path, "raise ValueError('broken chapter')", prose)
+    with pytest.raises(RuntimeError, match=r"chapters/01_x\.md(.|\n)*broken chapter"):
+        make_notebooks.stale(tmp_path)
+
+
+def test_twins_are_generated_deterministically(tmp_path):
+    _chapter(tmp_path, 'from myst_nb import glue\nglue("third", 1 / 3, display=False)',
+             "A third is {glue:text}`third:.3f`.")
+    first = make_notebooks.expected(tmp_path)
+    assert make_notebooks.expected(tmp_path) == first
+    assert "A third is 0.333." in first["notebooks/01_x.ipynb"]
 
 
 def _execute(path: pathlib.Path, timeout: int = 300) -> tuple[int, str]:
