@@ -1,0 +1,111 @@
+"""Every chapter in headless Chromium, offline: every figure drawn, no request leaves the
+site, no console error, the glued numbers reached the prose, every exercise has its
+solution, and every figure that has a slider or dropdown moves a trace when a reader
+clicks it."""
+import math
+
+import pytest
+
+# page, screenshot name, least figures, text that glued numbers put in the prose, exercises
+CHAPTERS = [
+    ("chapters/01_why_gpus.html", "why-gpus", 2,
+     ["8.14 TFLOP/s", "383,333", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 12),
+    # f = 10/110 and its 11x ceiling, Gustafson's 973x, the straggler's 12.8%, the toll table
+    ("chapters/02_parallelism.html", "parallelism", 2,
+     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (notes)"], 13),
+    # the catalogue strip, the intensity calculator and the knob lab: vector add 1/12,
+    # perfect-reuse matmul N/6, flash S/4
+    ("chapters/03_intensity.html", "intensity", 3, ["0.083", "683", "512"], 13),
+    # two roofline explorers, ops-on-roof, linear-batch, the measured explorer: the T4
+    # ridge, the H100 BF16 ridge, the H100 crossover batch
+    ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 13),
+    # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
+    ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 12),
+]
+IDS = [c[1] for c in CHAPTERS]
+
+
+def _finite(values):
+    return [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
+
+
+def _snapshot(p, i):
+    return [(t["name"], t["x"], t["y"], t["visible"]) for t in p.figure_data(i)]
+
+
+def _plots(p):
+    return p.page.locator(".book-figure .js-plotly-plot")
+
+
+def _controls(p, i):
+    fig = _plots(p).nth(i)
+    rails = fig.locator("g.slider-group rect.slider-rail-touch-rect, "
+                        "g.slider-group rect.slider-rail-rect")
+    return rails, fig.locator(".updatemenu-header-group")
+
+
+def _move(p, i) -> bool:
+    """Click the i-th figure's slider ends, then its dropdown entries, as a reader would;
+    True when the traces changed."""
+    before = _snapshot(p, i)
+    rails, menus = _controls(p, i)
+    if rails.count():
+        rails.first.scroll_into_view_if_needed()
+        box = rails.first.bounding_box()
+        for x in (box["x"] + box["width"] - 2, box["x"] + 2):
+            p.page.mouse.click(x, box["y"] + box["height"] / 2)
+            p.page.wait_for_timeout(400)
+            if _snapshot(p, i) != before:
+                return True
+    if menus.count():
+        menus.first.scroll_into_view_if_needed()
+        menus.first.click()
+        p.page.wait_for_timeout(300)
+        items = _plots(p).nth(i).locator(".updatemenu-item-rect")
+        for k in range(items.count() - 1, -1, -1):
+            items.nth(k).click(force=True)
+            p.page.wait_for_timeout(400)
+            if _snapshot(p, i) != before:
+                return True
+            menus.first.click()
+            p.page.wait_for_timeout(300)
+    return False
+
+
+@pytest.mark.parametrize("page, name, least, texts, exercises", CHAPTERS, ids=IDS)
+def test_chapter_renders_offline(open_page, page, name, least, texts, exercises):
+    p = open_page(page)
+    n = p.figures()
+    assert n >= least, f"expected at least {least} figures, found {n}"
+    assert _plots(p).count() == n
+    for i in range(n):
+        traces = p.figure_data(i)
+        assert traces, f"figure {i} has no traces"
+        assert any(_finite(t["y"]) or _finite(t["x"]) for t in traces), f"figure {i} is empty"
+        assert _plots(p).nth(i).locator("g.trace, g.barlayer g.point, path.js-line").count(), \
+            f"figure {i} drew nothing"
+    text = p.page.locator("main").inner_text()
+    for t in texts:
+        assert t in text, f"{t!r} is not in the page's text"
+    assert "{glue" not in text, "a glue reference was left unresolved"
+    n_ex = p.page.locator(".exercise").count()
+    assert n_ex >= 8, f"a chapter has at least eight exercises; found {n_ex}"
+    assert p.page.locator(".solution").count() == n_ex, "every exercise has a solution"
+    assert n_ex == exercises
+    p.screenshot(f"{name}-light")
+    assert p.blocked == [], f"requests left the site: {p.blocked}"
+    assert p.errors == [], f"console errors: {p.errors}"
+
+
+@pytest.mark.parametrize("page, name", [c[:2] for c in CHAPTERS], ids=IDS)
+def test_every_control_moves_its_figure(open_page, page, name):
+    p = open_page(page)
+    with_controls = [i for i in range(p.figures())
+                     if any(loc.count() for loc in _controls(p, i))]
+    assert with_controls, "a chapter has at least one figure with a slider or dropdown"
+    still = [i for i in with_controls if not _move(p, i)]
+    assert still == [], f"figures whose controls moved nothing: {still}"
+    p.screenshot(f"{name}-after-click")
+    p.set_theme("dark")
+    p.screenshot(f"{name}-dark")
+    assert p.errors == [] and p.blocked == []
