@@ -9,26 +9,13 @@ from __future__ import annotations
 from perfmodel import machines, ops, roofline
 
 from .registry import register
+from .search import first_true
 
 CH = "intensity"
 #: Any large size: per-element intensities do not depend on it.
 N = 2 ** 24
 #: The skinny GEMM of the interview drill and the linear layers: 4096 x 4096 weights.
 D = 4096
-
-
-def _first(predicate, start: int = 1, stop: int = 1_000_000) -> int:
-    """The smallest integer n in [start, stop) with predicate(n) true (bisection)."""
-    lo, hi = start, stop
-    if not predicate(hi - 1):
-        raise ValueError("no size in range satisfies the condition")
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if predicate(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def knob_op(n: int, k: int, dtype: str = "fp32") -> ops.Op:
@@ -92,7 +79,7 @@ register("intensity-8", CH,
 register("intensity-9", CH,
          "Shortest sequence length S at which FlashAttention (d = 64, BF16 inputs and outputs) "
          "reaches the H100's dense BF16 tensor-core ridge.",
-         lambda: float(_first(lambda s: ops.attention(s, 64, flash=True, dtype="bf16").intensity
+         lambda: float(first_true(lambda s: ops.attention(s, 64, flash=True, dtype="bf16").intensity
                               >= machines.get("H100").ridge("bf16_tensor"))),
          unit="tokens", rel_tol=0.01, close_tol=0.1,
          hint="In BF16 the flash intensity is S/2; the ridge is 989e12 / 3.35e12.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from perfmodel import machines, ops, roofline
 
 from .registry import register
+from .search import first_true
 
 CH = "roofline"
 N = 2 ** 24
@@ -27,24 +28,10 @@ IMAGINARY = machines.measured("imaginary accelerator", {"fp32": 100e12}, {"dram"
 T4_MEASURED = machines.notes_t4()
 
 
-def _first(predicate, start: int = 1, stop: int = 1_000_000) -> int:
-    """The smallest integer n in [start, stop) with predicate(n) true (bisection)."""
-    lo, hi = start, stop
-    if not predicate(hi - 1):
-        raise ValueError("no size in range satisfies the condition")
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if predicate(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 def crossover_batch(machine, unit: str = "fp16_tensor", d: int = D, dtype: str = "fp16") -> int:
     """Smallest batch at which a d x d linear layer reaches the machine's ridge for that unit."""
     ridge = machines.get(machine).ridge(unit)
-    return _first(lambda b: ops.linear(b, d, d, dtype).intensity >= ridge)
+    return first_true(lambda b: ops.linear(b, d, d, dtype).intensity >= ridge)
 
 
 register("roofline-1", CH,
