@@ -498,7 +498,8 @@ def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset(),
     for d in found:
         if d.kind != "exercise" or any(s.start <= d.start <= s.end for s in solutions):
             continue
-        head = f"**Exercise {d.label}" + (f": {d.title}**" if d.title else "**")
+        name = (targets or {}).get(d.label, f"Exercise {d.label}")
+        head = f"**{name}" + (f": {d.title}**" if d.title else "**")
         blank = d.body_start < len(lines) and not lines[d.body_start].strip()
         edits.append((d.start, d.body_start - 1, [head] if blank else [head, ""]))
         if d.end > d.body_end:

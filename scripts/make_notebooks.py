@@ -228,7 +228,7 @@ def assets_url(root: pathlib.Path = ROOT) -> str:
 def reference_titles(root: pathlib.Path = ROOT) -> dict[str, str]:
     """What a reference without text shows: ``doc:<path>`` -> the page's title, a
     ``(label)=`` target -> the heading under it, an exercise's label -> "Exercise <label>"
-    (as the twins title exercises)."""
+    (as the twins title exercises: numbered like the book's in the chapters)."""
     titles: dict[str, str] = {}
     pages = [root / "intro.md", *sorted((root / CHAPTERS).glob("*.md")),
              *sorted((root / "appendix").glob("*.md"))]
@@ -242,9 +242,12 @@ def reference_titles(root: pathlib.Path = ROOT) -> dict[str, str]:
                 following = next((x for x in lines[i + 1:] if x.strip()), "")
                 heading = re.match(r"^#{1,6}\s+(.*?)\s*$", following)
                 titles[m[1]] = heading[1] if heading else m[1]
-        for d in _catalog.directives(text, kinds=("exercise",)):
-            if d.label:
-                titles[d.label] = f"Exercise {d.label}"
+        # Part I is numbered: its exercises read "Exercise 5.8 (triage-8)", as in the book.
+        chapter = re.match(r"(\d+)_", path.name) if path.parent.name == CHAPTERS else None
+        exercises = [d for d in _catalog.directives(text, kinds=("exercise",)) if d.label]
+        for k, d in enumerate(exercises, 1):
+            titles[d.label] = (f"Exercise {int(chapter[1])}.{k} ({d.label})" if chapter
+                               else f"Exercise {d.label}")
     return titles
 
 
