@@ -225,5 +225,5 @@ def plot(results: list[dict]):
                                  name=f"{name}: useful bandwidth", marker=dict(color=p.style(i)["marker"]["color"])),
                           row=1, col=2)
     p.axes(fig, "stride (floats between neighbouring lanes)", "useful bytes per second", col=1)
-    p.axes(fig, "", "useful bytes per second", xlog=False, col=2)
+    p.axes(fig, "", "useful bytes per second", xlog=None, col=2)
     return fig

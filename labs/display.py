@@ -15,19 +15,21 @@ def format_value(key: str, value) -> str:
         return ", ".join(format_value(key, v) for v in value)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
-    if isinstance(value, int) or (key.lower().endswith("_n") and float(value).is_integer()):
-        return f"{int(value):,}"
     k = key.lower()
+    if "_hz" in k:
+        return units.si(value, "Hz")
+    if k.endswith("_w"):
+        return f"{value:.0f} W"
+    if "bytes" in k:
+        return units.nbytes(value)
     if k.endswith("_s") or k.endswith("seconds"):
         return units.seconds(value)
     if "bandwidth" in k:
         return units.bandwidth(value)
     if k.endswith("flops") or k.endswith("_peak"):
         return units.flops(value)
-    if k.endswith("_hz"):
-        return units.si(value, "Hz")
-    if k.endswith("bytes"):
-        return units.nbytes(value)
+    if isinstance(value, int) or (k.endswith("_n") and float(value).is_integer()):
+        return f"{int(value):,}"
     return f"{value:.4g}"
 
 
