@@ -1,10 +1,10 @@
 """The roofline, measured: an intensity knob walks one kernel from memory-bound to compute-bound.
 
 What it isolates: the ratio of arithmetic to bytes, with nothing else changing. The knob
-kernel (``kernels.knob``) reads four floats per thread with one 16-byte load, does k
-fused multiply-adds on each, and writes them back: 8 bytes and 2k FLOPs per float, so the
-intensity is k/4 FLOP/byte and the bytes are the same for every k. Beside it: a torch
-device-to-device copy (the bandwidth ceiling, bytes read + written per second) and a
+kernel (``kernels.knob``, :func:`labs.kernels.make_knob`) reads floats with 16-byte loads,
+does k fused multiply-adds on each, and writes them back: 8 bytes and 2k FLOPs per float,
+so the intensity is k/4 FLOP/byte and the bytes are the same for every k. Beside it: a
+torch device-to-device copy (the bandwidth ceiling, bytes read + written per second) and a
 registers-only FMA kernel (the FP32 ceiling), held for a second with the SM clock read
 through NVML, so the peak can be checked against SMs x lanes x 2 x that clock.
 
@@ -12,24 +12,29 @@ What the model predicts: t(k) = max(2kN / P, 8N / B) with P the measured FMA rat
 the measured copy bandwidth; flat while k/4 < P/B (the ridge), then rising linearly. Real
 kernels overlap loads and arithmetic imperfectly, so the measured curve turns a little
 earlier and rounder than the sharp corner; away from the ridge (k/4 outside
-[ridge/2, 2 x ridge]) it follows the model closely. Recorded on the H200 (ridge 15.3):
-within 10% up to k = 16 and within 15% from k = 256 up, but 27% over at k = 128
-(intensity 32, just past twice the ridge), where loads and arithmetic still overlap
-imperfectly. A variant working on two 16-byte groups per loop turn closed that gap
-(13% at k = 128) but streamed at only 0.87 of the copy, so it is not the one shipped.
+[ridge/2, 2 x ridge]) it follows the model closely. Recorded on the H200 (2026-11-30,
+ridge 15.2, the knob at two 16-byte groups a thread a turn): every k outside the ridge
+band within 15% of the model, the worst k = 128 (intensity 32, just past twice the
+ridge) at 1.14x, k = 256 at 1.06x and above that within 3%; the flat part is the knob's
+streaming rate, 0.89 of the same run's copy (3.74 of 4.21 TB/s), so k = 1 .. 16 sit at
+1.12-1.14x. The run recorded before it (one group a turn, the next one loaded ahead but,
+as the SASS showed, waited for at once) was 1.27x at k = 128 and streamed at 0.91 of a
+copy that measured 4.13 TB/s. labs/NOTES.md has every variant tried.
 
 Sizes: one buffer of 1 GiB (quick: 512 MiB), or a fifth of the free memory when less:
 several times any L2. Quick mode, estimated for a T4 from the model with its measured
 roofs (230 GB/s, 6.8 TFLOP/s): each k=1..64 launch moves 1 GiB in 4.7 ms, the k=256 and
 k=1024 launches compute 2^27 x 2k FLOPs in 10 and 40 ms; 7 launches of each k (2 warm-up,
-5 timed) take about 0.5 s, the copy 0.1 s, the FMA hold 1 s, compilation 2-3 s: under
-10 s (on the H200 it took 9.3 s, most of it compilation and the FMA hold).
+5 timed) take about 0.5 s, the copy 0.1 s, the FMA hold 1 s; compiling the knob takes
+longer than all of that (inferred from the H200's quick run, 10.4 s in all: about 5-8 s
+on its host, so perhaps 10-15 s on a slower notebook CPU): well under a minute. With four
+groups a turn the H200's quick run took 23.7 s, the extra 13 s all compiling.
 """
 from __future__ import annotations
 
 from . import ceilings, common
 from .gpu import cuda_time
-from .kernels import BLOCK, VEC, kernels
+from .kernels import BLOCK, KNOB_GROUPS, VEC, kernels, make_knob
 
 SUMMARY_KEYS = ("copy_bandwidth", "stream_bandwidth", "fma_flops", "fma_clock_hz",
                 "fp32_lanes_per_sm", "fma_clock_peak", "ridge_measured")
@@ -45,23 +50,25 @@ def model_seconds(k: int, n: int, flops: float, bandwidth: float) -> float:
 
 
 def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
-              waves: int = 1) -> list[dict]:
+              waves: int = 1, groups: int = KNOB_GROUPS) -> list[dict]:
     """Time the knob kernel at each k over one buffer of n floats; rows with the model.
     waves: launch that many waves of resident threads (each thread strides over the
-    buffer, loading ahead), or 0 for one thread per 16 bytes."""
+    buffer, loading ahead), or 0 for a thread per ``groups`` 16-byte groups; groups: the
+    knob's groups per thread per turn (:func:`labs.kernels.make_knob`)."""
     import torch
 
-    k_ = kernels()
+    cuda = kernels().cuda
+    knob = make_knob(groups)
     data = torch.rand(n, device="cuda")
-    x = k_.cuda.as_cuda_array(data)
-    blocks = (n // VEC + BLOCK - 1) // BLOCK
-    k_.knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
+    x = cuda.as_cuda_array(data)
+    blocks = (n // (VEC * groups) + BLOCK - 1) // BLOCK
+    knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
     if waves:
-        blocks = min(blocks, waves * ceilings.resident_blocks(k_.knob))
+        blocks = min(blocks, waves * ceilings.resident_blocks(knob))
     ridge = flops / bandwidth
     out = []
     for k in ks:
-        t = cuda_time(lambda: k_.knob[blocks, BLOCK](x, k), warmup=2, repeats=repeats)
+        t = cuda_time(lambda: knob[blocks, BLOCK](x, k), warmup=2, repeats=repeats)
         m = model_seconds(k, n, flops, bandwidth)
         intensity = k / 4.0
         out.append({"kind": "knob", "k": k, "intensity": intensity, "seconds": t,
@@ -70,11 +77,12 @@ def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
     return out
 
 
-def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: int = 1) -> dict:
+def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: int = 1,
+        groups: int = KNOB_GROUPS) -> dict:
     """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
     (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
     quick 512 MiB); waves: the knob's launch, in waves of resident threads (0: one
-    thread per 16 bytes)."""
+    thread per turn's groups); groups: 16-byte groups per thread per turn."""
     if int(waves) != waves or waves < 0:
         raise ValueError(f"waves must be a non-negative integer; got {waves!r}")
     common.require_cuda("intensity")
@@ -89,7 +97,8 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
     clock = peak["sm_clock_hz"] or ctx.get("sm_clock_hz") or 0.0
     lanes = common.fp32_lanes_per_sm(ctx["compute_capability"])
     clock_peak = ctx["sms"] * lanes * 2.0 * clock
-    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10, waves=waves)
+    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10, waves=waves,
+                     groups=groups)
     rows += [{"kind": "copy", "bytes": 8.0 * n, "bandwidth": copy},
              {"kind": "fma_peak", "flops": peak["fma_flops"], "sm_clock_hz": clock,
               "power_w": peak["power_w"], "launches": peak["launches"],
@@ -100,7 +109,7 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
                "fp32_lanes_per_sm": lanes, "fma_clock_peak": clock_peak,
                "ridge_measured": peak["fma_flops"] / copy}
     params = {"quick": quick, "n_floats": n, "bytes_per_launch": 8.0 * n, "ks": list(ks),
-              "block": BLOCK, "waves": waves}
+              "block": BLOCK, "waves": waves, "groups": groups}
     return common.record("intensity", params, rows, summary, ctx)
 
 

@@ -5,12 +5,13 @@ Each kernel isolates one mechanism:
 - ``knob(x, k)``: the intensity knob. A thread loads four floats with one 16-byte load,
   does ``k`` fused multiply-adds on each, and stores them back with one 16-byte store:
   8 bytes of DRAM traffic and 2k FLOPs per float, so intensity = k/4 FLOP/byte, the same
-  bytes for every k. 16-byte accesses are what lets a numba kernel stream at the copy
-  bandwidth (4-byte grid-stride loads reach about 0.7 of it). The loop strides over the
-  grid and loads the thread's next four floats before working on the current ones, so
-  launched with one wave of resident threads every thread keeps a load in flight while it
-  computes (launched with a thread per 16 bytes, the loop runs once). k is done as
-  unrolled blocks of ``UNROLL`` FMAs plus unrolled blocks of 16, 8, 4, 2, 1 for the rest.
+  bytes for every k. 16-byte accesses are what lets a numba kernel stream near the copy
+  bandwidth (4-byte grid-stride loads reach about 0.7 of it). Launched with one wave of
+  resident threads, each thread strides over the buffer ``KNOB_GROUPS`` groups of 16 bytes
+  a turn and has the next turn's groups on their way while it computes (see
+  :func:`make_knob`, which also says where ptxas puts the waits and why that decided the
+  kernel's shape). k is done as unrolled blocks of ``UNROLL`` FMAs per float plus
+  unrolled blocks of 16, 8, 4, 2, 1 for the rest.
 - ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` independent chains, each a
   fully unrolled block of ``UNROLL`` FMAs per loop turn, constants as literals (PTX
   ``fma.rn.f32 %f, %f, 0f..., 0f...``), so the loop's own instructions are a few percent
@@ -49,6 +50,8 @@ PEAK_CHAINS = 8
 BLOCK = 256
 #: Floats per 16-byte access of the knob kernel.
 VEC = 4
+#: 16-byte groups a thread of the knob works on per turn (see :func:`make_knob`).
+KNOB_GROUPS = 2
 #: numba.cuda, bound on first use by kernels(); a module global because the simulator
 #: swaps the kernels' global ``cuda`` for its fake module while they run.
 cuda = None
@@ -139,72 +142,46 @@ def _timers():
 
 
 @functools.cache
-def kernels() -> SimpleNamespace:
-    """Compile-on-first-call kernels (see the module docstring), as a namespace."""
+def _fixed(count: int):
+    """A device function doing ``count`` FMAs v <- v * FMA_A + FMA_B (a constant count:
+    fully unrolled; the constants are literals in the PTX)."""
+    a_, b_ = FMA_A, FMA_B
+
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def f(v):
+        for _ in range(count):
+            v = v * a_ + b_
+        return v
+
+    return f
+
+
+@functools.cache
+def _bind() -> None:
+    """Bind numba.cuda to the module global ``cuda`` (once)."""
     global cuda
     cuda = numba_cuda()
     if not simulated():  # spin and empty run on one block on purpose: no occupancy warning
         from numba.cuda.core import config
 
         config.CUDA_LOW_OCCUPANCY_WARNINGS = False
-    load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
+
+
+@functools.cache
+def kernels() -> SimpleNamespace:
+    """Compile-on-first-call kernels (see the module docstring), as a namespace."""
+    _bind()
     now_ns, cycles = _timers()
-    a_, b_ = FMA_A, FMA_B
-
-    def fixed(count: int):
-        """A device function doing ``count`` FMAs (a constant: fully unrolled)."""
-        @cuda.jit(device=True, inline=True, fastmath=True)
-        def f(v):
-            for _ in range(count):
-                v = v * a_ + b_
-            return v
-        return f
-
-    fma_block, f16, f8, f4, f2, f1 = (fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
-
-    @cuda.jit(device=True, inline=True, fastmath=True)
-    def fma_tail(v, r):
-        """r < 32 FMAs as unrolled blocks of 16, 8, 4, 2 and 1 (r is the same in a warp)."""
-        if r & 16:
-            v = f16(v)
-        if r & 8:
-            v = f8(v)
-        if r & 4:
-            v = f4(v)
-        if r & 2:
-            v = f2(v)
-        if r & 1:
-            v = f1(v)
-        return v
-
-    @cuda.jit(fastmath=True)
-    def knob(x, k):
-        nvec = x.size // VEC
-        stride = cuda.gridsize(1)
-        i = cuda.grid(1)
-        if i < nvec:
-            v0, v1, v2, v3 = load4(x, i)
-        while i < nvec:
-            j = i + stride
-            if j < nvec:  # the next four floats are on their way while these are worked on
-                w0, w1, w2, w3 = load4(x, j)
-            for _ in range(k // UNROLL):
-                v0 = fma_block(v0)
-                v1 = fma_block(v1)
-                v2 = fma_block(v2)
-                v3 = fma_block(v3)
-            r = k % UNROLL
-            store4(x, i, fma_tail(v0, r), fma_tail(v1, r), fma_tail(v2, r), fma_tail(v3, r))
-            if j < nvec:
-                v0, v1, v2, v3 = w0, w1, w2, w3
-            i = j
+    fma_block = _fixed(UNROLL)
+    knob = make_knob(KNOB_GROUPS)
 
     @cuda.jit(fastmath=True)
     def fma_peak(out, turns):
         i = cuda.grid(1)
         s = np.float32(i % 1024) * np.float32(1e-3)
         v0, v1, v2, v3 = s, s + np.float32(0.1), s + np.float32(0.2), s + np.float32(0.3)
-        v4, v5, v6, v7 = s + np.float32(0.4), s + np.float32(0.5), s + np.float32(0.6), s + np.float32(0.7)
+        (v4, v5, v6, v7) = (
+            s + np.float32(0.4), s + np.float32(0.5), s + np.float32(0.6), s + np.float32(0.7))
         for _ in range(turns):
             v0 = fma_block(v0)
             v1 = fma_block(v1)
@@ -250,6 +227,237 @@ def kernels() -> SimpleNamespace:
 
     return SimpleNamespace(knob=knob, fma_peak=fma_peak, scale_shift_relu=scale_shift_relu,
                            sin2_cos2=sin2_cos2, spin=spin, empty=empty, cuda=cuda)
+
+
+@functools.cache
+def make_knob(groups: int = 1):
+    """The intensity-knob kernel ``knob(x, k)`` (see the module docstring) working on
+    ``groups`` (1, 2 or 4) 16-byte groups per thread per turn; :func:`kernels` ships
+    ``make_knob(KNOB_GROUPS)``.
+
+    A turn covers ``groups`` groups one grid-stride apart (each warp instruction still
+    touches 512 contiguous bytes) and holds two sets of them, ``v`` (being worked on) and
+    ``w`` (the next turn's). A turn: load ``w``; do k - 1 FMAs on every float of ``v``
+    (4 x groups independent chains) and store it; ``v <- w`` (this move is where the
+    thread waits for ``w``); do ``v``'s first FMA. Every float gets exactly k FMAs (k < 1:
+    nothing to do, x is left as it is).
+
+    Why this shape (each point read off the SASS for sm_90, CUDA 13): ptxas tracks the
+    loads of a loop on ONE scoreboard, and at any use of a loaded register it waits for
+    everything still on that scoreboard; at the top of the loop it also waits for what a
+    path into the loop may have left on it. So a turn's load must be issued when nothing
+    else is on order, and first be needed a whole turn later: here ``w`` is issued at the
+    top of the turn and first needed by the move at its end. The prologue's first FMA on
+    every float (unconditional, unlike a k-dependent count) makes the prologue wait for
+    its own load, so nothing is pending at the loop's top. The version recorded on
+    2026-11-30 loaded the next group at the top of the turn and used the current one right
+    after; since the first group came from the same scoreboard, the first FMA of EVERY turn
+    waited for the load just issued, and the prefetch overlapped nothing (k = 128: 1.27x
+    the model). Three sets (load two turns ahead) cost registers and occupancy for no
+    gain; spreading the warps' stores over the turn (a per-warp split of the FMAs) did not
+    help either (labs/NOTES.md).
+
+    ``groups``: the per-turn costs (the load, the store, the move, the loop's and the
+    tail's own instructions) are shared by 4 x groups chains. Measured on the H200
+    (2026-11-30, full sweep, one wave): groups = 2 (32 registers, 2048 threads an SM, 32
+    bytes each on order) at k = 128 is 1.14x the model, groups = 4 (48 registers) 1.11x;
+    both stream at 0.88-0.89 of the same run's copy.
+    """
+    if groups not in (1, 2, 4):
+        raise ValueError(f"groups must be 1, 2 or 4; got {groups!r}")
+    _bind()
+    fma_block, f16, f8, f4, f2, f1 = (_fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
+    load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
+    g_ = int(groups)
+
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def fma4(v0, v1, v2, v3, k):
+        """k FMAs on each of four floats (four independent chains): blocks of UNROLL, then
+        16, 8, 4, 2, 1 (k is the same across a warp: no divergence)."""
+        for _ in range(k // UNROLL):
+            v0 = fma_block(v0)
+            v1 = fma_block(v1)
+            v2 = fma_block(v2)
+            v3 = fma_block(v3)
+        r = k % UNROLL
+        if r:
+            if r & 16:
+                v0, v1, v2, v3 = f16(v0), f16(v1), f16(v2), f16(v3)
+            if r & 8:
+                v0, v1, v2, v3 = f8(v0), f8(v1), f8(v2), f8(v3)
+            if r & 4:
+                v0, v1, v2, v3 = f4(v0), f4(v1), f4(v2), f4(v3)
+            if r & 2:
+                v0, v1, v2, v3 = f2(v0), f2(v1), f2(v2), f2(v3)
+            if r & 1:
+                v0, v1, v2, v3 = f1(v0), f1(v1), f1(v2), f1(v3)
+        return v0, v1, v2, v3
+
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def fma8(v0, v1, v2, v3, v4, v5, v6, v7, k):
+        """fma4 on 8 floats: 8 independent chains."""
+        for _ in range(k // UNROLL):
+            v0 = fma_block(v0)
+            v1 = fma_block(v1)
+            v2 = fma_block(v2)
+            v3 = fma_block(v3)
+            v4 = fma_block(v4)
+            v5 = fma_block(v5)
+            v6 = fma_block(v6)
+            v7 = fma_block(v7)
+        r = k % UNROLL
+        if r:
+            v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
+            v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
+        return v0, v1, v2, v3, v4, v5, v6, v7
+
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def fma16(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, k):
+        """fma4 on 16 floats: 16 independent chains."""
+        for _ in range(k // UNROLL):
+            v0 = fma_block(v0)
+            v1 = fma_block(v1)
+            v2 = fma_block(v2)
+            v3 = fma_block(v3)
+            v4 = fma_block(v4)
+            v5 = fma_block(v5)
+            v6 = fma_block(v6)
+            v7 = fma_block(v7)
+            v8 = fma_block(v8)
+            v9 = fma_block(v9)
+            v10 = fma_block(v10)
+            v11 = fma_block(v11)
+            v12 = fma_block(v12)
+            v13 = fma_block(v13)
+            v14 = fma_block(v14)
+            v15 = fma_block(v15)
+        r = k % UNROLL
+        if r:
+            v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
+            v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
+            v8, v9, v10, v11 = fma4(v8, v9, v10, v11, r)
+            v12, v13, v14, v15 = fma4(v12, v13, v14, v15, r)
+        return v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15
+
+    # (the three bodies differ only in how many groups they hold: written out, since
+    # numba keeps scalars in registers but a local array's copies let ptxas hoist the
+    # end-of-turn move above the FMAs, which then waits for the load just issued)
+    if g_ == 1:
+        @cuda.jit(fastmath=True)
+        def knob(x, k):
+            nvec = x.size // VEC
+            stride = cuda.gridsize(1)
+            turn = stride
+            i = cuda.grid(1)
+            if k < 1:  # no FMAs: x stays as it is
+                return
+            z = np.float32(0.0)
+            v0, v1, v2, v3 = z, z, z, z
+            w0, w1, w2, w3 = z, z, z, z
+            if i < nvec:
+                v0, v1, v2, v3 = load4(x, i)
+                # one FMA on every float: waits for v here, not in the loop
+                v0, v1, v2, v3 = f1(v0), f1(v1), f1(v2), f1(v3)
+            while i < nvec:
+                j = i + turn
+                if j < nvec:
+                    w0, w1, w2, w3 = load4(x, j)
+                v0, v1, v2, v3 = fma4(v0, v1, v2, v3, k - 1)
+                store4(x, i, v0, v1, v2, v3)
+                v0, v1, v2, v3 = w0, w1, w2, w3  # waits for w: a turn after its load
+                v0, v1, v2, v3 = f1(v0), f1(v1), f1(v2), f1(v3)  # w's first FMA
+                i = j
+    elif g_ == 2:
+        @cuda.jit(fastmath=True)
+        def knob(x, k):
+            nvec = x.size // VEC
+            stride = cuda.gridsize(1)
+            turn = 2 * stride
+            i = cuda.grid(1)
+            if k < 1:  # no FMAs: x stays as it is
+                return
+            z = np.float32(0.0)
+            v0, v1, v2, v3, v4, v5, v6, v7 = z, z, z, z, z, z, z, z
+            w0, w1, w2, w3, w4, w5, w6, w7 = z, z, z, z, z, z, z, z
+            if i < nvec:
+                v0, v1, v2, v3 = load4(x, i)
+                if i + stride < nvec:
+                    v4, v5, v6, v7 = load4(x, i + stride)
+                # one FMA on every float: waits for v here, not in the loop
+                (v0, v1, v2, v3, v4, v5, v6, v7) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7))
+            while i < nvec:
+                j = i + turn
+                if j < nvec:
+                    w0, w1, w2, w3 = load4(x, j)
+                if j + stride < nvec:
+                    w4, w5, w6, w7 = load4(x, j + stride)
+                v0, v1, v2, v3, v4, v5, v6, v7 = fma8(v0, v1, v2, v3, v4, v5, v6, v7, k - 1)
+                store4(x, i, v0, v1, v2, v3)
+                if i + stride < nvec:
+                    store4(x, i + stride, v4, v5, v6, v7)
+                # waits for w: a turn after its load
+                v0, v1, v2, v3, v4, v5, v6, v7 = w0, w1, w2, w3, w4, w5, w6, w7
+                # w's first FMA
+                (v0, v1, v2, v3, v4, v5, v6, v7) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7))
+                i = j
+    else:
+        @cuda.jit(fastmath=True)
+        def knob(x, k):
+            nvec = x.size // VEC
+            stride = cuda.gridsize(1)
+            turn = 4 * stride
+            i = cuda.grid(1)
+            if k < 1:  # no FMAs: x stays as it is
+                return
+            z = np.float32(0.0)
+            (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
+                z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
+            (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15) = (
+                z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
+            if i < nvec:
+                v0, v1, v2, v3 = load4(x, i)
+                if i + stride < nvec:
+                    v4, v5, v6, v7 = load4(x, i + stride)
+                if i + 2 * stride < nvec:
+                    v8, v9, v10, v11 = load4(x, i + 2 * stride)
+                if i + 3 * stride < nvec:
+                    v12, v13, v14, v15 = load4(x, i + 3 * stride)
+                # one FMA on every float: waits for v here, not in the loop
+                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7), f1(v8), f1(v9),
+                    f1(v10), f1(v11), f1(v12), f1(v13), f1(v14), f1(v15))
+            while i < nvec:
+                j = i + turn
+                if j < nvec:
+                    w0, w1, w2, w3 = load4(x, j)
+                if j + stride < nvec:
+                    w4, w5, w6, w7 = load4(x, j + stride)
+                if j + 2 * stride < nvec:
+                    w8, w9, w10, w11 = load4(x, j + 2 * stride)
+                if j + 3 * stride < nvec:
+                    w12, w13, w14, w15 = load4(x, j + 3 * stride)
+                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = fma16(
+                    v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, k - 1)
+                store4(x, i, v0, v1, v2, v3)
+                if i + stride < nvec:
+                    store4(x, i + stride, v4, v5, v6, v7)
+                if i + 2 * stride < nvec:
+                    store4(x, i + 2 * stride, v8, v9, v10, v11)
+                if i + 3 * stride < nvec:
+                    store4(x, i + 3 * stride, v12, v13, v14, v15)
+                # waits for w: a turn after its load
+                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
+                    w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15)
+                # w's first FMA
+                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7), f1(v8), f1(v9),
+                    f1(v10), f1(v11), f1(v12), f1(v13), f1(v14), f1(v15))
+                i = j
+
+    knob.groups = g_
+    return knob
 
 
 def grid(n_threads: int) -> int:

@@ -1,10 +1,11 @@
 """Little's law: bandwidth = bytes in flight / latency, until the memory saturates.
 
-What it isolates: how many bytes are on order at once. A streaming read
-(:func:`labs.memkernels.read_kernel` with 16-byte loads) runs with W warps, each thread
-keeping L independent loads open (L = 1, 2, 4, 8), over a buffer several times the L2.
-Bytes in flight = W x 32 x L x 16. Then: every warp packed onto ONE SM (a single block),
-and the latency one pointer-chasing thread sees while the rest of the GPU streams
+What it isolates: how many bytes are on order at once. A streaming read of 16-byte
+elements (:func:`labs.memkernels.pipeline_read_kernel`, or where the GPU lacks
+``cp.async`` :func:`labs.memkernels.read_kernel`) runs with W warps, each thread keeping
+L requests open (L = 1, 2, 4, 8), over a buffer several times the L2. Bytes in flight =
+W x 32 x L x 16. Then: every warp packed onto ONE SM (a single block), and the latency
+one pointer-chasing thread sees while the rest of the GPU streams
 (:func:`labs.memkernels.loaded_chase_kernel`), beside its latency on an idle GPU.
 
 What the model predicts (:func:`perfmodel.little.achieved_bandwidth`): bandwidth =
@@ -14,12 +15,31 @@ not whether warps or loads per thread put them there. Saturation comes at about
 latency x bandwidth (a little more: queueing), and past it more orders only wait longer,
 so the loaded latency climbs while the bandwidth stays flat. One SM has a cap of its own.
 
-How the kernel keeps exactly L loads open: each turn issues its L loads before using any,
-and the next turn's addresses wait on this turn's sum, so a warp has L loads in flight,
-then none while it adds. A turn therefore lasts as long as its SLOWEST load: on the H200
-about 410 ns with one load a turn and 520 to 640 ns with eight (``seconds / iters`` in
-the rows), so at equal bytes in flight L = 8 delivers up to 1.5x less than L = 1 (the
-``collapse`` rows): Little's law with the turn's latency, not the idle chase's 339 ns.
+How the kernel keeps exactly L requests open (compute capability 8.0 and later): each
+thread has L slots in shared memory filled by asynchronous copies (``cp.async``), each
+copy its own group. A step waits for the OLDEST group (``cp.async.wait_group L-1``),
+reads its slot and at once starts the slot's next copy, so L requests are on order all
+the time, counted by the hardware. On the H200 (2026-11-30), below saturation, a slot
+comes round in 410-435 ns with L = 1 and 445-530 ns with L = 8 (``seconds / iters`` in
+the rows), so at equal bytes in flight the four curves lie within 6-15% of one another
+(the ``collapse`` rows; the spread grows a little with the load). Two ways that do NOT
+keep L open, both measured the same day: L loads into registers a turn, the next turn's
+addresses waiting on this turn's sum (:func:`labs.memkernels.read_kernel`, the kernel
+recorded before): a turn lasts as long as its slowest load, 520-750 ns at L = 8 against
+420-440 ns at L = 1, so L = 8 delivered up to 1.5x less than L = 1 at equal bytes in
+flight; and a register pipeline, which ptxas turns back into that batch (it waits for
+every load of a loop on one scoreboard). The copies' own order also needs no help from
+the data: letting each refill wait on the running sum (``chained=True``) put about 65 ns
+of dependent instructions on every step, and L = 8 (eight steps a turn) fell 20% behind.
+``params["pipelined"]`` says which kernel ran.
+
+One SM with ``cp.async`` tops out near 49 GB/s (recorded ``one_sm_bandwidth``), a
+quarter of what the same SM pulled with plain 16-byte loads into registers (188-192
+GB/s in runs of :func:`labs.memkernels.read_kernel` on the same day): the asynchronous
+copy path has a lower per-SM ceiling. Across the whole GPU it does not bind (132 SMs x
+49 GB/s is well above the DRAM), and the full grid still saturates the memory. With
+L = 8 the pipeline takes 72 registers a thread, so fewer of its warps fit on an SM: its
+rows stop a step earlier than the others (one SM: 16 warps, not 32).
 
 ``saturation_bandwidth`` is the best bandwidth of the sweep (bytes read per second);
 ``bytes_in_flight_at_saturation`` the fewest bytes in flight reaching 90% of it;
@@ -38,7 +58,8 @@ from perfmodel import little
 from . import common, latency
 from .ceilings import copy_bandwidth
 from .gpu import numba_cuda
-from .memkernels import loaded_chase_kernel, read_kernel, resident_blocks, wide_load
+from .memkernels import (allow_shared, loaded_chase_kernel, pipeline_read_kernel,
+                         pipeline_shared_bytes, read_kernel, resident_blocks, wide_load)
 from .timing import queued_time
 
 SUMMARY_KEYS = ("saturation_bandwidth", "bytes_in_flight_at_saturation", "one_sm_bandwidth")
@@ -62,18 +83,36 @@ def block_shape(warps: int, sms: int, max_warps_per_block: int = 8) -> tuple[int
     return warps // per_block, per_block * WARP
 
 
-class Streamer:
-    """Launches the streaming read over one buffer, each launch on a fresh region."""
+def pipelined_here(compute_capability: str | None) -> bool:
+    """True where the pipelined read runs: ``cp.async`` needs compute capability 8.0 or
+    later (a T4, 7.5, gets the batched read)."""
+    try:
+        return int(str(compute_capability).split(".")[0]) >= 8
+    except ValueError:
+        return False
 
-    def __init__(self, x, positions: int, max_iters: int):
+
+class Streamer:
+    """Launches the streaming read over one buffer, each launch on a fresh region.
+    ``pipelined``: :func:`labs.memkernels.pipeline_read_kernel` (exactly L requests per
+    thread in flight all the time), else :func:`labs.memkernels.read_kernel` (L loads a
+    turn, waited for together)."""
+
+    def __init__(self, x, positions: int, max_iters: int, pipelined: bool = True,
+                 chained: bool = False):
         self.x, self.positions, self.max_iters = x, positions, max_iters
+        self.pipelined, self.chained = bool(pipelined), bool(chained)
         self.cuda = numba_cuda()
         self.base = 0
 
     def time(self, ilp: int, blocks: int, tpb: int, repeats: int) -> dict | None:
         """One grid's bandwidth (None if more blocks than fit at once, or the grid's one
         turn is more than the buffer)."""
-        kern = read_kernel(ilp, wide_load())
+        if self.pipelined:
+            kern = pipeline_read_kernel(ilp, self.chained)
+            shared = pipeline_shared_bytes(ilp, tpb)
+        else:
+            kern, shared = read_kernel(ilp, wide_load()), 0
         threads = blocks * tpb
         iters = int(max(1, min(self.max_iters, self.positions // (threads * ilp))))
         region = threads * ilp * iters
@@ -84,14 +123,15 @@ class Streamer:
         def launch():
             if self.base + region > self.positions:
                 self.base = 0
-            kern[blocks, tpb](self.x, self.x, self.base, iters, 1, out)
+            kern[blocks, tpb, 0, shared](self.x, self.x, self.base, iters, 1, out)
             self.base += region
 
-        if kern.overloads and blocks > resident_blocks(kern, tpb):
+        if not kern.overloads:           # compile with one small block first: the occupancy
+            small = pipeline_shared_bytes(ilp, WARP) if self.pipelined else 0  # check needs it
+            kern[1, WARP, 0, small](self.x, self.x, 0, 1, 1, out)
+        if not allow_shared(kern, shared) or blocks > resident_blocks(kern, tpb, shared):
             return None                  # (asked before launching: too many registers fail)
         launch()
-        if blocks > resident_blocks(kern, tpb):
-            return None
         t = queued_time(launch, warmup=1, repeats=repeats)
         nbytes = region * LOAD_BYTES
         return {"seconds": t, "bytes": nbytes, "bandwidth": nbytes / t, "iters": iters}
@@ -157,9 +197,14 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
     return rows
 
 
-def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | None = None) -> dict:
+def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | None = None,
+        pipelined: bool | None = None, chained: bool = False) -> dict:
     """The W x L sweep, the one-SM sweep, the idle and loaded latencies and the copy; see
-    the module docstring. buffer_bytes: the streamed buffer (default 2 GiB, quick 1 GiB)."""
+    the module docstring. buffer_bytes: the streamed buffer (default 2 GiB, quick 1 GiB);
+    pipelined: the streaming read that keeps exactly L requests in flight (default: where
+    the GPU has ``cp.async``, compute capability 8.0 and later), else L loads a turn;
+    chained: the pipeline's refills wait on the running sum (see
+    :func:`labs.memkernels.pipeline_read_kernel`)."""
     import torch
 
     common.require_cuda("littles_law")
@@ -171,7 +216,10 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
     cuda = numba_cuda()
     xt = torch.rand(n, device="cuda")
     x = cuda.as_cuda_array(xt)
-    stream = Streamer(x, n // 4, max_iters=128 if quick else 256)
+    if pipelined is None:
+        pipelined = pipelined_here(ctx.get("compute_capability"))
+    stream = Streamer(x, n // 4, max_iters=128 if quick else 256, pipelined=pipelined,
+                      chained=chained)
     copy = copy_bandwidth(min(n, 2 ** 28), repeats=10)
 
     rows: list[dict] = [{"experiment": "copy", "bandwidth": copy}]
@@ -212,7 +260,8 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
                "one_sm_bandwidth": one_sm}
     params = {"quick": quick, "buffer_bytes": 4 * n, "load_bytes": LOAD_BYTES,
               "loads_per_thread": list(ILPS), "repeats": repeats, "copy_bandwidth": copy,
-              "saturation_vs_copy": sat / copy, "chase_steps": steps}
+              "saturation_vs_copy": sat / copy, "chase_steps": steps,
+              "pipelined": bool(pipelined), "chained": bool(chained) and bool(pipelined)}
     return common.record("littles_law", params, rows, summary, ctx)
 
 

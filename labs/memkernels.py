@@ -8,6 +8,8 @@ time and nothing imports torch or plotly.
 
 - :func:`chase_kernel`: one thread follows a pointer chain, timed in SM cycles and ns.
 - :func:`read_kernel`: a streaming read, ``ilp`` independent loads per thread per turn.
+- :func:`pipeline_read_kernel`: the same read with ``ilp`` 16-byte requests per thread kept
+  in flight continuously (asynchronous copies, ``cp.async``, counted by the hardware).
 - :func:`loaded_chase_kernel`: block 0 chases while every other block streams.
 - loads: :func:`wide_load` (16 bytes: four float32 in one instruction), :func:`strided_load`
   (one float32 at ``position x stride``, past the L1), :func:`gather_load` (``x[idx[p]]``).
@@ -221,6 +223,167 @@ def read_kernel(ilp: int, load):
     return kernel
 
 
+def _cp_async_gpu(ilp: int):
+    """(copy16, commit, wait_oldest, wait_all) for sm_80 and later, as inline PTX:
+    ``copy16(dst, d, src, s)`` starts ``cp.async.cg.shared.global`` of 16 bytes (floats
+    4 s .. 4 s + 3 of the global array ``src``, past the L1) into floats 4 d .. 4 d + 3 of
+    the shared array ``dst``; ``commit()`` closes the copies issued since the last one into
+    a group; ``wait_oldest()`` waits until at most ``ilp - 1`` groups are still on their
+    way (``cp.async.wait_group``: groups complete in the order they were committed), so
+    the oldest group has landed; ``wait_all()`` waits for every group."""
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    from .kernels import _vec4_ptr
+
+    i64 = ir.IntType(64)
+
+    @intrinsic
+    def copy16(typingctx, dst, d, src, s):
+        sig = types.void(dst, d, src, s)
+
+        def codegen(context, builder, signature, args):
+            dptr = _vec4_ptr(context, builder, signature.args[0], args[0], args[1],
+                             signature.args[1])
+            sptr = _vec4_ptr(context, builder, signature.args[2], args[2], args[3],
+                             signature.args[3])
+            asm = ir.InlineAsm(
+                ir.FunctionType(ir.VoidType(), [i64, i64]),
+                "{ .reg .u64 cpd, cps; cvta.to.shared.u64 cpd, $0; cvta.to.global.u64 cps, $1;"
+                " cp.async.cg.shared.global [cpd], [cps], 16; }",
+                "l,l,~{memory}", side_effect=True)
+            builder.call(asm, [builder.ptrtoint(dptr, i64), builder.ptrtoint(sptr, i64)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    def _plain(text):
+        @intrinsic
+        def op(typingctx):
+            def codegen(context, builder, signature, args):
+                asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}",
+                                   side_effect=True)
+                builder.call(asm, [])
+                return context.get_dummy_value()
+
+            return types.void(), codegen
+
+        return op
+
+    return (copy16, _plain("cp.async.commit_group;"),
+            _plain(f"cp.async.wait_group {int(ilp) - 1};"), _plain("cp.async.wait_group 0;"))
+
+
+def _cp_async_sim(ilp: int):
+    """Plain-Python twins of :func:`_cp_async_gpu` for the simulator: the copy happens at
+    once, so committing and waiting have nothing to do."""
+    def copy16(dst, d, src, s):
+        dst[4 * d:4 * d + 4] = src[4 * s:4 * s + 4]
+
+    def nothing():
+        pass
+
+    return copy16, nothing, nothing, nothing
+
+
+def pipeline_shared_bytes(ilp: int, threads_per_block: int) -> int:
+    """Dynamic shared memory a block of :func:`pipeline_read_kernel` needs: one 16-byte
+    slot per request in flight, ``ilp`` per thread."""
+    return 16 * int(ilp) * int(threads_per_block)
+
+
+@functools.cache
+def pipeline_read_kernel(ilp: int, chained: bool = False):
+    """Kernel ``(x, idx, base, iters, stride, out)`` with :func:`read_kernel`'s positions and
+    result for 16-byte elements (``x`` float32, element ``e`` = floats 4 e .. 4 e + 3; ``idx``
+    unused), but each thread keeps exactly ``ilp`` requests in flight ALL the time: a
+    rotating pipeline of ``ilp`` slots in shared memory, filled by asynchronous copies
+    (``cp.async``, sm_80 and later). The prologue starts one copy into every slot, each its
+    own group; then each step waits for the OLDEST group (``cp.async.wait_group ilp-1``),
+    adds its slot's four floats and at once starts the slot's next copy; the epilogue
+    drains. Launch with :func:`pipeline_shared_bytes` of dynamic shared memory.
+
+    A slot is refilled right after it is read: the refill's order after the wait and the
+    read is fixed by the copies' own ordering (``cp.async`` and its waits are never moved
+    past one another; the read comes first in program order and its copy lands a memory
+    latency later). ``chained``: the refill's address also waits on the running sum
+    (through a test that never fires), as in :func:`stream_body`; that puts the slot's
+    shared-memory read, the adds and the test on each step's critical path, about 65 ns a
+    step on the H200, which with ilp = 8 made a turn longer than the memory latency.
+
+    Why not registers: :func:`stream_body` waits for a whole turn's loads before reissuing
+    any, so a turn lasts as long as its slowest load and the slots sit idle while it sums;
+    at equal bytes in flight the larger ``ilp`` got up to 1.5x less bandwidth on the H200.
+    A register pipeline cannot do better under ptxas (sm_90, CUDA 13): it tracks loads
+    still in flight round a loop's back edge on ONE scoreboard, so the first use of any
+    slot waits for all of them (seen in the SASS), and with the refills left free it also
+    gathers them after all the adds. Groups of ``cp.async`` are counted by the hardware in
+    order, which is exactly "at most ilp - 1 others still on their way". (Measured on the
+    H200, 2026-11-30: L = 1, 2, 4, 8 within 6-15% of one another at equal bytes in flight,
+    against 28-51% for :func:`stream_body`; one SM, though, tops out near 49 GB/s through
+    this path, against about 190 GB/s with plain loads; labs/NOTES.md.)
+    """
+    if isinstance(ilp, bool) or int(ilp) != ilp or not 1 <= ilp <= 16:
+        raise ValueError(f"ilp must be an integer in [1, 16], got {ilp!r}")
+    _bind()
+    ilp = int(ilp)
+    copy16, commit, wait_oldest, wait_all = (_cp_async_sim if simulated()
+                                             else _cp_async_gpu)(ilp)
+    from numba import types
+
+    f32 = types.float32  # (a numba type: the simulator cannot size np.float32's slots)
+
+    @cuda.jit
+    def kernel(x, idx, base, iters, stride, out):
+        slots = cuda.shared.array(0, f32)
+        tid = cuda.grid(1)
+        t = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        e = (base + tid) * stride
+        step = cuda.gridsize(1) * stride
+        acc = np.float32(0.0)
+        for k in range(ilp):            # prologue: every slot on order, a group each
+            copy16(slots, k * nt + t, x, e)
+            commit()
+            e += step
+        for _ in range(iters - 1):
+            for k in range(ilp):        # unrolled: slot k is the oldest group now
+                wait_oldest()
+                j = 4 * (k * nt + t)    # consecutive threads, consecutive 16 bytes
+                acc += (slots[j] + slots[j + 1]) + (slots[j + 2] + slots[j + 3])
+                if chained and acc != acc:  # never (no NaN in the data): the refill
+                    e += 1                  # waits until slot k has been read and added
+                copy16(slots, k * nt + t, x, e)
+                commit()
+                e += step
+        wait_all()
+        for k in range(ilp):            # epilogue: drain
+            j = 4 * (k * nt + t)
+            acc += (slots[j] + slots[j + 1]) + (slots[j + 2] + slots[j + 3])
+        out[tid] = acc
+
+    kernel.ilp = ilp
+    return kernel
+
+
+def allow_shared(kernel, nbytes: int) -> bool:
+    """Let a compiled numba kernel take ``nbytes`` of dynamic shared memory per block (past
+    the 48 KiB default, up to the device's opt-in limit). False where that cannot be
+    set (then launches above 48 KiB fail and the caller skips them)."""
+    if simulated() or nbytes <= 48 * 1024:
+        return True
+    try:
+        from numba.cuda.cudadrv.driver import binding, driver
+
+        cufunc = next(iter(kernel.overloads.values()))._codelibrary.get_cufunc()
+        attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        driver.cuKernelSetAttribute(attr, int(nbytes), cufunc.handle, cufunc.device.id)
+        return True
+    except Exception:  # an older driver binding: launches past 48 KiB are skipped
+        return False
+
+
 @functools.cache
 def chase():
     """Device function ``(chain, j, steps) -> j``: ``steps`` dependent loads ``j = chain[j]``
@@ -307,10 +470,11 @@ def loaded_chase_kernel(ilp: int):
     return kernel
 
 
-def resident_blocks(kernel, threads_per_block: int) -> int:
-    """Blocks of ``threads_per_block`` threads that fit on the whole GPU at once (the CUDA
-    occupancy calculator, through numba); the kernel must have been launched once."""
+def resident_blocks(kernel, threads_per_block: int, shared_bytes: int = 0) -> int:
+    """Blocks of ``threads_per_block`` threads (each with ``shared_bytes`` of dynamic shared
+    memory) that fit on the whole GPU at once (the CUDA occupancy calculator, through
+    numba); the kernel must have been launched once."""
     if not kernel.overloads:
         raise ValueError("launch the kernel once before asking how many blocks fit")
     compiled = next(iter(kernel.overloads.values()))
-    return int(compiled.max_cooperative_grid_blocks(int(threads_per_block)))
+    return int(compiled.max_cooperative_grid_blocks(int(threads_per_block), int(shared_bytes)))

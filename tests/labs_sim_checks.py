@@ -28,20 +28,41 @@ def _k():
     return kernels()
 
 
-@check
-def knob():
-    from labs.kernels import BLOCK, VEC, fma_reference, grid
+def _knob_check(knob, kks, shapes):
+    from labs.kernels import fma_reference
 
-    k = _k()
+    cuda = _k().cuda
     rng = np.random.default_rng()
-    for kk in (0, 1, 3, 33, 64, 70, 130):  # below, at and above the unrolled blocks
-        for n, blocks, threads in ((VEC * 70, grid(70), BLOCK),  # a thread per 16 bytes
-                                   (VEC * 301, 1, 64), (VEC * 64, 1, 64)):  # strides, loads ahead
+    for kk in kks:
+        for n, blocks, threads in shapes:
             x = rng.random(n, dtype=np.float32)
-            d = k.cuda.to_device(x.copy())
-            k.knob[blocks, threads](d, kk)
+            d = cuda.to_device(x.copy())
+            knob[blocks, threads](d, kk)
             np.testing.assert_allclose(d.copy_to_host(), fma_reference(x, kk), rtol=1e-5,
                                        atol=1e-6)
+
+
+@check
+def knob():
+    """The shipped knob: every float gets exactly k FMAs, whatever the launch."""
+    from labs.kernels import BLOCK, VEC, grid
+
+    _knob_check(_k().knob, (0, 1, 3, 33, 64, 70, 130),  # below, at and above the blocks
+                ((VEC * 70, grid(70), BLOCK),              # a thread per 16 bytes
+                 (VEC * 301, 1, 64), (VEC * 64, 1, 64),    # strides, loads ahead
+                 (VEC * 130, 1, 128)))                     # four warps, a block
+
+
+@check
+def knob_variants():
+    """make_knob with 1, 2 or 4 groups a turn computes the same thing, whatever the launch
+    (groups past the end of the buffer in a turn, a single thread, several blocks)."""
+    from labs.kernels import VEC, make_knob
+
+    for groups in (1, 2, 4):
+        _knob_check(make_knob(groups), (0, 1, 9, 40, 130),
+                    ((VEC * 301, 1, 64), (VEC * 200, 2, 96), (VEC * 3, 1, 64),
+                     (VEC * 517, 1, 256), (VEC * 7, 1, 1)))
 
 
 @check

@@ -51,6 +51,23 @@ def test_wide_read_sums_every_position_once(ilp):
     assert out.sum() == pytest.approx(want, rel=1e-5)
 
 
+@pytest.mark.parametrize("ilp", (1, 2, 8))
+@pytest.mark.parametrize("iters", (1, 3))
+@pytest.mark.parametrize("chained", (False, True))
+def test_pipelined_read_sums_every_position_once(ilp, iters, chained):
+    """The cp.async pipeline reads read_kernel's positions: each once, per thread the same."""
+    blocks, tpb, base = 2, 16, 16
+    threads = blocks * tpb
+    x = RNG.random(4 * (base + threads * ilp * iters + 8), dtype=np.float32)
+    out = np.full(threads, np.nan)
+    mk.pipeline_read_kernel(ilp, chained)[blocks, tpb, 0, mk.pipeline_shared_bytes(ilp, tpb)](
+        x, x, base, iters, 1, out)
+    ref = _launch(mk.read_kernel(ilp, mk.wide_load()), x, x, base, iters, 1, blocks, tpb)
+    np.testing.assert_allclose(out, ref, rtol=1e-5)
+    want = x[4 * base:4 * (base + threads * ilp * iters)].astype(np.float64).sum()
+    assert out.sum() == pytest.approx(want, rel=1e-5)
+
+
 @pytest.mark.parametrize("stride", (1, 2, 8, 32))
 def test_strided_read_wraps_round_a_power_of_two_buffer(stride):
     threads, ilp, iters = 32, 2, 5

@@ -84,6 +84,13 @@ def test_waves_model_the_notes_example():
     assert waves.model_fraction(1793, 132) == pytest.approx(useful * 120 / 132)
 
 
+@pytest.mark.parametrize("cc, want", (("9.0", True), ("8.0", True), ("12.0", True),
+                                      ("7.5", False), (None, False), ("", False)))
+def test_littles_law_pipelines_where_cp_async_exists(cc, want):
+    """The cp.async pipeline needs compute capability 8.0 or later; a T4 gets the batch."""
+    assert littles_law.pipelined_here(cc) is want
+
+
 @pytest.mark.parametrize("warps, sms, shape", [(1, 132, (1, 32)), (64, 132, (64, 32)),
                                                (512, 132, (256, 64)), (8192, 132, (1024, 256)),
                                                (6, 4, (6, 32))])
