@@ -273,8 +273,7 @@ def plot(results: list[dict]):
     from . import plotting as p
 
     fig = p.figure("Little's law: bytes in flight = bandwidth x latency", cols=3,
-                   subtitles=("bandwidth vs warps", "bandwidth vs bytes in flight",
-                              "latency of one load while the GPU streams"))
+                   subtitles=("vs warps", "vs bytes in flight", "loaded latency"))
     for i, r, name in p.each(results):
         for ilp in ILPS:
             rs = p.rows(r, experiment="grid", loads_per_thread=ilp)
