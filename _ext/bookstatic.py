@@ -2,8 +2,9 @@
 
 The book's static figures are HTML divs drawn with ``include_plotlyjs=False``; this
 extension copies the plotly.js that the installed plotly package ships into the site's
-``_static`` folder, loads it on every page, and loads ``book-plotly.js``, which
-re-colours every figure when the reader switches between light and dark theme.
+``_static`` folder and loads it on the pages that hold a figure (it is 4.6 MB; a page of
+prose does not pay for it); ``book-plotly.js`` draws the figures and re-colours them
+when the reader switches between light and dark theme.
 No page loads anything from outside the site.
 """
 from __future__ import annotations
@@ -26,6 +27,16 @@ def _add_plotly_static(app, config) -> None:
     config.html_static_path = list(config.html_static_path) + [folder]
 
 
+def _plotly_only_where_needed(app, pagename, templatename, context, doctree) -> None:
+    """Drop plotly.min.js from a page whose body holds no book figure."""
+    scripts = context.get("script_files")
+    if scripts is None or 'class="book-figure"' in context.get("body", ""):
+        return
+    context["script_files"] = [
+        js for js in scripts
+        if not str(getattr(js, "filename", js) or "").split("?")[0].endswith("plotly.min.js")]
+
+
 def setup(app):
     # The notebooks this build executes inherit the environment: the book's widgets then
     # emit only their static figure and create no ipywidget, so no notebook holds widget
@@ -35,4 +46,5 @@ def setup(app):
     # book-plotly.js and book.css sit in the book's _static folder, which Jupyter Book
     # loads on every page by itself.
     app.connect("config-inited", _add_plotly_static)
+    app.connect("html-page-context", _plotly_only_where_needed)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -48,8 +48,10 @@
     });
   }
   function drawAll() {
+    var holders = document.querySelectorAll(".book-figure");
+    if (!holders.length) return;  // a page of prose: plotly.js is not loaded here
     if (!window.Plotly) { console.error("plotly.js did not load"); return; }
-    document.querySelectorAll(".book-figure").forEach(draw);
+    holders.forEach(draw);
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);

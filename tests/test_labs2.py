@@ -168,7 +168,9 @@ def test_tiled_attention_is_perfmodels_online_softmax_row_by_row():
     out = attention.tiled_attention(q, k, v, tile=6).numpy()[0, 0]
     scores = (q[0, 0] @ k[0, 0].T).numpy() / 2.0            # 1/sqrt(d) with d = 4
     for i in (0, 7, 19):
-        np.testing.assert_allclose(out[i], softmax.online(scores[i], v[0, 0].numpy(), 6), rtol=1e-5)
+        # float32 against float64: outputs are O(1), so an absolute floor for those near 0
+        np.testing.assert_allclose(out[i], softmax.online(scores[i], v[0, 0].numpy(), 6),
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_relative_error_of_nan_is_inf():
