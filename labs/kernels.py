@@ -232,7 +232,7 @@ def kernels() -> SimpleNamespace:
 @functools.cache
 def make_knob(groups: int = 1):
     """The intensity-knob kernel ``knob(x, k)`` (see the module docstring) working on
-    ``groups`` (1, 2 or 4) 16-byte groups per thread per turn; :func:`kernels` ships
+    ``groups`` (1 or 2) 16-byte groups per thread per turn; :func:`kernels` ships
     ``make_knob(KNOB_GROUPS)``.
 
     A turn covers ``groups`` groups one grid-stride apart (each warp instruction still
@@ -260,11 +260,12 @@ def make_knob(groups: int = 1):
     ``groups``: the per-turn costs (the load, the store, the move, the loop's and the
     tail's own instructions) are shared by 4 x groups chains. Measured on the H200
     (2026-11-30, full sweep, one wave): groups = 2 (32 registers, 2048 threads an SM, 32
-    bytes each on order) at k = 128 is 1.14x the model, groups = 4 (48 registers) 1.11x;
-    both stream at 0.88-0.89 of the same run's copy.
+    bytes each on order) at k = 128 is 1.14x the model; a 4-group version (48 registers,
+    since removed: it is in the history) reached 1.11x and 23.7 s of compiling in quick
+    mode; both stream at 0.88-0.89 of the same run's copy.
     """
-    if groups not in (1, 2, 4):
-        raise ValueError(f"groups must be 1, 2 or 4; got {groups!r}")
+    if groups not in (1, 2):
+        raise ValueError(f"groups must be 1 or 2; got {groups!r}")
     _bind()
     fma_block, f16, f8, f4, f2, f1 = (_fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
     load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
@@ -310,34 +311,6 @@ def make_knob(groups: int = 1):
             v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
             v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
         return v0, v1, v2, v3, v4, v5, v6, v7
-
-    @cuda.jit(device=True, inline=True, fastmath=True)
-    def fma16(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, k):
-        """fma4 on 16 floats: 16 independent chains."""
-        for _ in range(k // UNROLL):
-            v0 = fma_block(v0)
-            v1 = fma_block(v1)
-            v2 = fma_block(v2)
-            v3 = fma_block(v3)
-            v4 = fma_block(v4)
-            v5 = fma_block(v5)
-            v6 = fma_block(v6)
-            v7 = fma_block(v7)
-            v8 = fma_block(v8)
-            v9 = fma_block(v9)
-            v10 = fma_block(v10)
-            v11 = fma_block(v11)
-            v12 = fma_block(v12)
-            v13 = fma_block(v13)
-            v14 = fma_block(v14)
-            v15 = fma_block(v15)
-        r = k % UNROLL
-        if r:
-            v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
-            v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
-            v8, v9, v10, v11 = fma4(v8, v9, v10, v11, r)
-            v12, v13, v14, v15 = fma4(v12, v13, v14, v15, r)
-        return v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15
 
     # (the three bodies differ only in how many groups they hold: written out, since
     # numba keeps scalars in registers but a local array's copies let ptxas hoist the
@@ -401,59 +374,6 @@ def make_knob(groups: int = 1):
                 # w's first FMA
                 (v0, v1, v2, v3, v4, v5, v6, v7) = (
                     f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7))
-                i = j
-    else:
-        @cuda.jit(fastmath=True)
-        def knob(x, k):
-            nvec = x.size // VEC
-            stride = cuda.gridsize(1)
-            turn = 4 * stride
-            i = cuda.grid(1)
-            if k < 1:  # no FMAs: x stays as it is
-                return
-            z = np.float32(0.0)
-            (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
-                z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
-            (w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15) = (
-                z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
-            if i < nvec:
-                v0, v1, v2, v3 = load4(x, i)
-                if i + stride < nvec:
-                    v4, v5, v6, v7 = load4(x, i + stride)
-                if i + 2 * stride < nvec:
-                    v8, v9, v10, v11 = load4(x, i + 2 * stride)
-                if i + 3 * stride < nvec:
-                    v12, v13, v14, v15 = load4(x, i + 3 * stride)
-                # one FMA on every float: waits for v here, not in the loop
-                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
-                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7), f1(v8), f1(v9),
-                    f1(v10), f1(v11), f1(v12), f1(v13), f1(v14), f1(v15))
-            while i < nvec:
-                j = i + turn
-                if j < nvec:
-                    w0, w1, w2, w3 = load4(x, j)
-                if j + stride < nvec:
-                    w4, w5, w6, w7 = load4(x, j + stride)
-                if j + 2 * stride < nvec:
-                    w8, w9, w10, w11 = load4(x, j + 2 * stride)
-                if j + 3 * stride < nvec:
-                    w12, w13, w14, w15 = load4(x, j + 3 * stride)
-                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = fma16(
-                    v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, k - 1)
-                store4(x, i, v0, v1, v2, v3)
-                if i + stride < nvec:
-                    store4(x, i + stride, v4, v5, v6, v7)
-                if i + 2 * stride < nvec:
-                    store4(x, i + 2 * stride, v8, v9, v10, v11)
-                if i + 3 * stride < nvec:
-                    store4(x, i + 3 * stride, v12, v13, v14, v15)
-                # waits for w: a turn after its load
-                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
-                    w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15)
-                # w's first FMA
-                (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) = (
-                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7), f1(v8), f1(v9),
-                    f1(v10), f1(v11), f1(v12), f1(v13), f1(v14), f1(v15))
                 i = j
 
     knob.groups = g_
