@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from . import ceilings, common
 from .gpu import cuda_time
-from .kernels import BLOCK, KNOB_GROUPS, VEC, kernels, make_knob
+from .kernels import BLOCK, KNOB_GROUPS, VEC, kernels, make_knob, make_queued_knob
 
 SUMMARY_KEYS = ("copy_bandwidth", "stream_bandwidth", "fma_flops", "fma_clock_hz",
                 "fp32_lanes_per_sm", "fma_clock_peak", "ridge_measured")
@@ -49,42 +49,79 @@ def model_seconds(k: int, n: int, flops: float, bandwidth: float) -> float:
     return max(2.0 * k * n / flops, 8.0 * n / bandwidth)
 
 
-def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
-              waves: int = 1, groups: int = KNOB_GROUPS) -> list[dict]:
-    """Time the knob kernel at each k over one buffer of n floats; rows with the model.
-    waves: launch that many waves of resident threads (each thread strides over the
-    buffer, loading ahead), or 0 for a thread per ``groups`` 16-byte groups; groups: the
-    knob's groups per thread per turn (:func:`labs.kernels.make_knob`)."""
+SCHEDULES = ("stride", "queue")
+
+
+def knob_launcher(x, n: int, waves: int, groups: int, schedule: str, chunk: int):
+    """(launch(k), extra(k)) for the knob over the cuda array x of n floats. schedule
+    "stride": :func:`labs.kernels.make_knob` with ``groups`` groups a turn, ``waves``
+    waves of resident blocks striding over the buffer (0: a thread per turn's groups);
+    "queue": :func:`labs.kernels.make_queued_knob`, one wave of resident blocks taking
+    chunks of ``chunk`` tiles from a queue. extra(k) is a dict for the row: for the
+    queue, the fewest and most chunks a block did in the last launch."""
     import torch
 
     cuda = kernels().cuda
-    knob = make_knob(groups)
+    if schedule == "stride":
+        knob = make_knob(groups)
+        blocks = (n // (VEC * groups) + BLOCK - 1) // BLOCK
+        knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
+        if waves:
+            blocks = min(blocks, waves * ceilings.resident_blocks(knob))
+        return (lambda k: knob[blocks, BLOCK](x, k)), (lambda k: {"blocks": blocks})
+    knob = make_queued_knob()
+    queue = cuda.as_cuda_array(torch.zeros(2, dtype=torch.int32, device="cuda"))
+    counts_t = torch.zeros(1, dtype=torch.int32, device="cuda")
+    knob[1, BLOCK](x, 0, queue, chunk, cuda.as_cuda_array(counts_t))  # compile
+    blocks = max(1, waves) * ceilings.resident_blocks(knob)
+    counts_t = torch.zeros(blocks, dtype=torch.int32, device="cuda")
+    counts = cuda.as_cuda_array(counts_t)
+
+    def extra(k):
+        return {"blocks": blocks, "chunk_tiles": chunk,
+                "chunks_per_block_min": int(counts_t.min()),
+                "chunks_per_block_max": int(counts_t.max())}
+
+    return (lambda k: knob[blocks, BLOCK](x, k, queue, chunk, counts)), extra
+
+
+def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
+              waves: int = 1, groups: int = KNOB_GROUPS, schedule: str = "stride",
+              chunk: int = 4) -> list[dict]:
+    """Time the knob kernel at each k over one buffer of n floats; rows with the model.
+    The launch (waves, groups, schedule, chunk) is :func:`knob_launcher`'s."""
+    import torch
+
+    cuda = kernels().cuda
     data = torch.rand(n, device="cuda")
     x = cuda.as_cuda_array(data)
-    blocks = (n // (VEC * groups) + BLOCK - 1) // BLOCK
-    knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
-    if waves:
-        blocks = min(blocks, waves * ceilings.resident_blocks(knob))
+    launch, extra = knob_launcher(x, n, waves, groups, schedule, chunk)
     ridge = flops / bandwidth
     out = []
     for k in ks:
-        t = cuda_time(lambda: knob[blocks, BLOCK](x, k), warmup=2, repeats=repeats)
+        t = cuda_time(lambda: launch(k), warmup=2, repeats=repeats)
         m = model_seconds(k, n, flops, bandwidth)
         intensity = k / 4.0
         out.append({"kind": "knob", "k": k, "intensity": intensity, "seconds": t,
                     "flops": 2.0 * k * n / t, "bandwidth": 8.0 * n / t, "model_seconds": m,
-                    "model_ratio": t / m, "near_ridge": ridge / 2 <= intensity <= 2 * ridge})
+                    "model_ratio": t / m, "near_ridge": ridge / 2 <= intensity <= 2 * ridge,
+                    **extra(k)})
     return out
 
 
 def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: int = 1,
-        groups: int = KNOB_GROUPS) -> dict:
+        groups: int = KNOB_GROUPS, schedule: str = "stride", chunk: int = 4) -> dict:
     """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
     (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
     quick 512 MiB); waves: the knob's launch, in waves of resident threads (0: one
-    thread per turn's groups); groups: 16-byte groups per thread per turn."""
+    thread per turn's groups); groups: 16-byte groups per thread per turn (stride
+    schedule); schedule: "stride" or "queue"; chunk: tiles per chunk of the queue."""
     if int(waves) != waves or waves < 0:
         raise ValueError(f"waves must be a non-negative integer; got {waves!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
+    if int(chunk) != chunk or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
     common.require_cuda("intensity")
     ks = tuple(ks or (K_QUICK if quick else K_FULL))
     if any(int(k) != k or k < 0 for k in ks):
@@ -98,7 +135,7 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
     lanes = common.fp32_lanes_per_sm(ctx["compute_capability"])
     clock_peak = ctx["sms"] * lanes * 2.0 * clock
     rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10, waves=waves,
-                     groups=groups)
+                     groups=groups, schedule=schedule, chunk=chunk)
     rows += [{"kind": "copy", "bytes": 8.0 * n, "bandwidth": copy},
              {"kind": "fma_peak", "flops": peak["fma_flops"], "sm_clock_hz": clock,
               "power_w": peak["power_w"], "launches": peak["launches"],
@@ -109,7 +146,8 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
                "fp32_lanes_per_sm": lanes, "fma_clock_peak": clock_peak,
                "ridge_measured": peak["fma_flops"] / copy}
     params = {"quick": quick, "n_floats": n, "bytes_per_launch": 8.0 * n, "ks": list(ks),
-              "block": BLOCK, "waves": waves, "groups": groups}
+              "block": BLOCK, "waves": waves, "groups": groups, "schedule": schedule,
+              "chunk": chunk}
     return common.record("intensity", params, rows, summary, ctx)
 
 

@@ -230,46 +230,11 @@ def kernels() -> SimpleNamespace:
 
 
 @functools.cache
-def make_knob(groups: int = 1):
-    """The intensity-knob kernel ``knob(x, k)`` (see the module docstring) working on
-    ``groups`` (1 or 2) 16-byte groups per thread per turn; :func:`kernels` ships
-    ``make_knob(KNOB_GROUPS)``.
-
-    A turn covers ``groups`` groups one grid-stride apart (each warp instruction still
-    touches 512 contiguous bytes) and holds two sets of them, ``v`` (being worked on) and
-    ``w`` (the next turn's). A turn: load ``w``; do k - 1 FMAs on every float of ``v``
-    (4 x groups independent chains) and store it; ``v <- w`` (this move is where the
-    thread waits for ``w``); do ``v``'s first FMA. Every float gets exactly k FMAs (k < 1:
-    nothing to do, x is left as it is).
-
-    Why this shape (each point read off the SASS for sm_90, CUDA 13): ptxas tracks the
-    loads of a loop on ONE scoreboard, and at any use of a loaded register it waits for
-    everything still on that scoreboard; at the top of the loop it also waits for what a
-    path into the loop may have left on it. So a turn's load must be issued when nothing
-    else is on order, and first be needed a whole turn later: here ``w`` is issued at the
-    top of the turn and first needed by the move at its end. The prologue's first FMA on
-    every float (unconditional, unlike a k-dependent count) makes the prologue wait for
-    its own load, so nothing is pending at the loop's top. The version recorded on
-    2026-11-30 loaded the next group at the top of the turn and used the current one right
-    after; since the first group came from the same scoreboard, the first FMA of EVERY turn
-    waited for the load just issued, and the prefetch overlapped nothing (k = 128: 1.27x
-    the model). Three sets (load two turns ahead) cost registers and occupancy for no
-    gain; spreading the warps' stores over the turn (a per-warp split of the FMAs) did not
-    help either (labs/NOTES.md).
-
-    ``groups``: the per-turn costs (the load, the store, the move, the loop's and the
-    tail's own instructions) are shared by 4 x groups chains. Measured on the H200
-    (2026-11-30, full sweep, one wave): groups = 2 (32 registers, 2048 threads an SM, 32
-    bytes each on order) at k = 128 is 1.14x the model; a 4-group version (48 registers,
-    since removed: it is in the history) reached 1.11x and 23.7 s of compiling in quick
-    mode; both stream at 0.88-0.89 of the same run's copy.
-    """
-    if groups not in (1, 2):
-        raise ValueError(f"groups must be 1 or 2; got {groups!r}")
-    _bind()
+def _fma_chains():
+    """(fma4, fma8): device functions doing k FMAs on each of four or eight floats
+    (independent chains), as unrolled blocks of UNROLL then 16, 8, 4, 2, 1 (k is the same
+    across a warp: no divergence). The knobs' arithmetic."""
     fma_block, f16, f8, f4, f2, f1 = (_fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
-    load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
-    g_ = int(groups)
 
     @cuda.jit(device=True, inline=True, fastmath=True)
     def fma4(v0, v1, v2, v3, k):
@@ -311,6 +276,52 @@ def make_knob(groups: int = 1):
             v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
             v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
         return v0, v1, v2, v3, v4, v5, v6, v7
+
+    return fma4, fma8
+
+
+@functools.cache
+def make_knob(groups: int = 1):
+    """The intensity-knob kernel ``knob(x, k)`` (see the module docstring) working on
+    ``groups`` (1 or 2) 16-byte groups per thread per turn; :func:`kernels` ships
+    ``make_knob(KNOB_GROUPS)``.
+
+    A turn covers ``groups`` groups one grid-stride apart (each warp instruction still
+    touches 512 contiguous bytes) and holds two sets of them, ``v`` (being worked on) and
+    ``w`` (the next turn's). A turn: load ``w``; do k - 1 FMAs on every float of ``v``
+    (4 x groups independent chains) and store it; ``v <- w`` (this move is where the
+    thread waits for ``w``); do ``v``'s first FMA. Every float gets exactly k FMAs (k < 1:
+    nothing to do, x is left as it is).
+
+    Why this shape (each point read off the SASS for sm_90, CUDA 13): ptxas tracks the
+    loads of a loop on ONE scoreboard, and at any use of a loaded register it waits for
+    everything still on that scoreboard; at the top of the loop it also waits for what a
+    path into the loop may have left on it. So a turn's load must be issued when nothing
+    else is on order, and first be needed a whole turn later: here ``w`` is issued at the
+    top of the turn and first needed by the move at its end. The prologue's first FMA on
+    every float (unconditional, unlike a k-dependent count) makes the prologue wait for
+    its own load, so nothing is pending at the loop's top. The version recorded on
+    2026-11-30 loaded the next group at the top of the turn and used the current one right
+    after; since the first group came from the same scoreboard, the first FMA of EVERY turn
+    waited for the load just issued, and the prefetch overlapped nothing (k = 128: 1.27x
+    the model). Three sets (load two turns ahead) cost registers and occupancy for no
+    gain; spreading the warps' stores over the turn (a per-warp split of the FMAs) did not
+    help either (labs/NOTES.md).
+
+    ``groups``: the per-turn costs (the load, the store, the move, the loop's and the
+    tail's own instructions) are shared by 4 x groups chains. Measured on the H200
+    (2026-11-30, full sweep, one wave): groups = 2 (32 registers, 2048 threads an SM, 32
+    bytes each on order) at k = 128 is 1.14x the model; a 4-group version (48 registers,
+    since removed: it is in the history) reached 1.11x and 23.7 s of compiling in quick
+    mode; both stream at 0.88-0.89 of the same run's copy.
+    """
+    if groups not in (1, 2):
+        raise ValueError(f"groups must be 1 or 2; got {groups!r}")
+    _bind()
+    f1 = _fixed(1)
+    fma4, fma8 = _fma_chains()
+    load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
+    g_ = int(groups)
 
     # (the three bodies differ only in how many groups they hold: written out, since
     # numba keeps scalars in registers but a local array's copies let ptxas hoist the
@@ -377,6 +388,105 @@ def make_knob(groups: int = 1):
                 i = j
 
     knob.groups = g_
+    return knob
+
+
+@functools.cache
+def make_queued_knob():
+    """The intensity knob ``knob(x, k, queue, chunk, counts)`` with its work handed out
+    from a queue instead of a fixed grid stride (launch it with one wave of resident
+    blocks; any grid is correct).
+
+    A tile is ``2 x blockDim`` 16-byte groups (a thread's two groups, one block apart, so
+    each warp instruction still touches 512 contiguous bytes); a chunk is ``chunk``
+    consecutive tiles. Thread 0 of a block takes chunk numbers from ``queue[0]`` with an
+    atomic add, always one chunk ahead, so the next tile's groups are loaded while the
+    current tile is worked on, across chunk ends too. A block that finds the queue empty
+    finishes its chunk and leaves; the last block out (counted in ``queue[1]``) sets both
+    counters back to 0, ready for the next launch. ``counts[b]`` gets the number of chunks
+    block b did (the spread shows how unevenly the SMs are served).
+
+    Why: a fixed stride gives every SM the same bytes, so the launch ends when the
+    slowest-served SM does; a queue lets SMs that memory serves faster take more chunks,
+    as the hardware does for a grid of short-lived blocks. The turn itself is make_knob's
+    two-group turn (load ahead, k - 1 FMAs, store, move, first FMA), with the same waits.
+    """
+    _bind()
+    f1 = _fixed(1)
+    _, fma8 = _fma_chains()
+    load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
+
+    @cuda.jit(fastmath=True)
+    def knob(x, k, queue, chunk, counts):
+        nvec = x.size // VEC
+        width = cuda.blockDim.x
+        tile = 2 * width
+        tiles = (nvec + tile - 1) // tile
+        chunks = (tiles + chunk - 1) // chunk
+        tid = cuda.threadIdx.x
+        got = cuda.shared.array(2, np.int32)
+        if k >= 1:
+            if tid == 0:
+                got[0] = cuda.atomic.add(queue, 0, 1)
+                got[1] = cuda.atomic.add(queue, 0, 1)
+            cuda.syncthreads()
+            c = got[0]
+            nxt = got[1]
+            done = 0
+            z = np.float32(0.0)
+            v0, v1, v2, v3, v4, v5, v6, v7 = z, z, z, z, z, z, z, z
+            w0, w1, w2, w3, w4, w5, w6, w7 = z, z, z, z, z, z, z, z
+            t = c * chunk
+            end = min(t + chunk, tiles)
+            if c < chunks:
+                done = 1
+                i = t * tile + tid
+                if i < nvec:
+                    v0, v1, v2, v3 = load4(x, i)
+                if i + width < nvec:
+                    v4, v5, v6, v7 = load4(x, i + width)
+                # one FMA on every float: waits for v here, not in the loop
+                (v0, v1, v2, v3, v4, v5, v6, v7) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7))
+            while t < end:
+                tn = t + 1
+                if tn == end:  # the next tile opens the chunk taken ahead (or none)
+                    tn = nxt * chunk if nxt < chunks else tiles
+                j = tn * tile + tid
+                if j < nvec:
+                    w0, w1, w2, w3 = load4(x, j)
+                if j + width < nvec:
+                    w4, w5, w6, w7 = load4(x, j + width)
+                v0, v1, v2, v3, v4, v5, v6, v7 = fma8(v0, v1, v2, v3, v4, v5, v6, v7, k - 1)
+                i = t * tile + tid
+                if i < nvec:
+                    store4(x, i, v0, v1, v2, v3)
+                if i + width < nvec:
+                    store4(x, i + width, v4, v5, v6, v7)
+                # waits for w: a turn after its load
+                v0, v1, v2, v3, v4, v5, v6, v7 = w0, w1, w2, w3, w4, w5, w6, w7
+                # w's first FMA
+                (v0, v1, v2, v3, v4, v5, v6, v7) = (
+                    f1(v0), f1(v1), f1(v2), f1(v3), f1(v4), f1(v5), f1(v6), f1(v7))
+                if t + 1 == end:  # into the chunk taken ahead: take the one after it
+                    if nxt >= chunks:
+                        break
+                    done += 1
+                    end = min(tn + chunk, tiles)
+                    cuda.syncthreads()  # every thread has read nxt
+                    if tid == 0:
+                        got[1] = cuda.atomic.add(queue, 0, 1)
+                    cuda.syncthreads()
+                    nxt = got[1]
+                t = tn
+            if tid == 0:
+                counts[cuda.blockIdx.x] = done
+        if tid == 0:
+            cuda.threadfence()
+            if cuda.atomic.add(queue, 1, 1) == cuda.gridDim.x - 1:  # the last block out
+                queue[0] = 0
+                queue[1] = 0
+
     return knob
 
 

@@ -35,7 +35,7 @@ def parse(mode: str) -> tuple[str, str, tuple[str, ...], dict]:
     parts = mode.split(":")
     names = tuple(parts[1].split(",")) if len(parts) > 1 and parts[1] else LABS
     kw = dict(p.split("=") for p in parts[2].split(",")) if len(parts) > 2 else {}
-    kw = {k: int(v) for k, v in kw.items()}
+    kw = {k: int(v) if v.lstrip('-').isdigit() else v for k, v in kw.items()}
     folder = parts[0] + "".join(f"_{k}{v}" for k, v in kw.items())
     return folder, parts[0], names, kw
 
@@ -89,7 +89,9 @@ def table(out: pathlib.Path) -> None:
                 if x.get("kind") == "knob":
                     print(f"   k={x['k']:5d} I={x['intensity']:7.2f} t={x['seconds'] * 1e3:8.3f} ms "
                           f"model={x['model_seconds'] * 1e3:8.3f} ratio={x['model_ratio']:.3f}"
-                          f"{' (near ridge)' if x['near_ridge'] else ''}")
+                          f"{' (near ridge)' if x['near_ridge'] else ''}"
+                          + (f" chunks/block {x['chunks_per_block_min']}-{x['chunks_per_block_max']}"
+                             if "chunks_per_block_max" in x else ""))
 
 
 def main() -> int:
