@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from . import ceilings, common
 from .gpu import cuda_time
-from .kernels import BLOCK, KNOB_GROUPS, VEC, kernels, make_knob, make_queued_knob
+from .kernels import BLOCK, VEC, kernels, make_knob
 
 SUMMARY_KEYS = ("copy_bandwidth", "stream_bandwidth", "fma_flops", "fma_clock_hz",
                 "fp32_lanes_per_sm", "fma_clock_peak", "ridge_measured")
@@ -49,79 +49,70 @@ def model_seconds(k: int, n: int, flops: float, bandwidth: float) -> float:
     return max(2.0 * k * n / flops, 8.0 * n / bandwidth)
 
 
-SCHEDULES = ("stride", "queue")
+#: The knob's launch shapes, as (16-byte groups per thread per turn, waves of resident
+#: blocks; 0 = a thread per turn's groups). Both are timed at every k; the knob's time at
+#: k is the faster of the two, and each row records both.
+LAUNCHES = {
+    # a thread per 16 bytes: load, k FMAs, store, exit; the hardware hands out blocks as
+    # SMs free up, so an SM that memory serves faster simply takes more of them
+    "fresh": (1, 0),
+    # one wave of resident threads striding over the buffer, the next turn's two groups
+    # already on their way while this turn's FMAs run: loads and arithmetic overlap
+    "persistent": (2, 1),
+}
 
 
-def knob_launcher(x, n: int, waves: int, groups: int, schedule: str, chunk: int):
-    """(launch(k), extra(k)) for the knob over the cuda array x of n floats. schedule
-    "stride": :func:`labs.kernels.make_knob` with ``groups`` groups a turn, ``waves``
-    waves of resident blocks striding over the buffer (0: a thread per turn's groups);
-    "queue": :func:`labs.kernels.make_queued_knob`, one wave of resident blocks taking
-    chunks of ``chunk`` tiles from a queue. extra(k) is a dict for the row: for the
-    queue, the fewest and most chunks a block did in the last launch."""
-    import torch
-
-    cuda = kernels().cuda
-    if schedule == "stride":
-        knob = make_knob(groups)
-        blocks = (n // (VEC * groups) + BLOCK - 1) // BLOCK
-        knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
-        if waves:
-            blocks = min(blocks, waves * ceilings.resident_blocks(knob))
-        return (lambda k: knob[blocks, BLOCK](x, k)), (lambda k: {"blocks": blocks})
-    knob = make_queued_knob()
-    queue = cuda.as_cuda_array(torch.zeros(2, dtype=torch.int32, device="cuda"))
-    counts_t = torch.zeros(1, dtype=torch.int32, device="cuda")
-    knob[1, BLOCK](x, 0, queue, chunk, cuda.as_cuda_array(counts_t))  # compile
-    blocks = max(1, waves) * ceilings.resident_blocks(knob)
-    counts_t = torch.zeros(blocks, dtype=torch.int32, device="cuda")
-    counts = cuda.as_cuda_array(counts_t)
-
-    def extra(k):
-        return {"blocks": blocks, "chunk_tiles": chunk,
-                "chunks_per_block_min": int(counts_t.min()),
-                "chunks_per_block_max": int(counts_t.max())}
-
-    return (lambda k: knob[blocks, BLOCK](x, k, queue, chunk, counts)), extra
+def knob_launch(x, n: int, groups: int, waves: int):
+    """(launch(k), blocks): the knob (:func:`labs.kernels.make_knob` with ``groups``) over
+    the cuda array x of n floats, in ``waves`` waves of resident blocks of BLOCK threads
+    (0: a thread per ``groups`` 16-byte groups)."""
+    knob = make_knob(groups)
+    blocks = (n // (VEC * groups) + BLOCK - 1) // BLOCK
+    knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
+    if waves:
+        blocks = min(blocks, waves * ceilings.resident_blocks(knob))
+    return (lambda k: knob[blocks, BLOCK](x, k)), blocks
 
 
 def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
-              waves: int = 1, groups: int = KNOB_GROUPS, schedule: str = "stride",
-              chunk: int = 4) -> list[dict]:
-    """Time the knob kernel at each k over one buffer of n floats; rows with the model.
-    The launch (waves, groups, schedule, chunk) is :func:`knob_launcher`'s."""
+              launches=tuple(LAUNCHES)) -> list[dict]:
+    """Time the knob at each k over one buffer of n floats in each of ``launches`` (names
+    in LAUNCHES); one row per k with the faster launch's time (``seconds``, ``launch``),
+    every launch's time (``seconds_<name>``) and the model."""
     import torch
 
     cuda = kernels().cuda
     data = torch.rand(n, device="cuda")
     x = cuda.as_cuda_array(data)
-    launch, extra = knob_launcher(x, n, waves, groups, schedule, chunk)
+    shapes = {name: knob_launch(x, n, *LAUNCHES[name]) for name in launches}
     ridge = flops / bandwidth
     out = []
     for k in ks:
-        t = cuda_time(lambda: launch(k), warmup=2, repeats=repeats)
+        times = {name: cuda_time(lambda: launch(k), warmup=2, repeats=repeats)
+                 for name, (launch, _blocks) in shapes.items()}
+        best = min(times, key=times.get)
+        t = times[best]
         m = model_seconds(k, n, flops, bandwidth)
         intensity = k / 4.0
         out.append({"kind": "knob", "k": k, "intensity": intensity, "seconds": t,
+                    "launch": best, **{f"seconds_{name}": v for name, v in times.items()},
                     "flops": 2.0 * k * n / t, "bandwidth": 8.0 * n / t, "model_seconds": m,
-                    "model_ratio": t / m, "near_ridge": ridge / 2 <= intensity <= 2 * ridge,
-                    **extra(k)})
+                    "model_ratio": t / m, "near_ridge": ridge / 2 <= intensity <= 2 * ridge})
     return out
 
 
-def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: int = 1,
-        groups: int = KNOB_GROUPS, schedule: str = "stride", chunk: int = 4) -> dict:
+def run(quick: bool = False, ks=None, buffer_bytes: float | None = None,
+        launches=tuple(LAUNCHES)) -> dict:
     """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
     (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
-    quick 512 MiB); waves: the knob's launch, in waves of resident threads (0: one
-    thread per turn's groups); groups: 16-byte groups per thread per turn (stride
-    schedule); schedule: "stride" or "queue"; chunk: tiles per chunk of the queue."""
-    if int(waves) != waves or waves < 0:
-        raise ValueError(f"waves must be a non-negative integer; got {waves!r}")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
-    if int(chunk) != chunk or chunk < 1:
-        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
+    quick 512 MiB); launches: names in LAUNCHES to time at every k (a name, or several
+    joined by "+", or a sequence of names)."""
+    if isinstance(launches, str):
+        launches = tuple(launches.split("+"))
+    launches = tuple(launches)
+    unknown = [name for name in launches if name not in LAUNCHES]
+    if not launches or unknown:
+        raise ValueError(f"launches must name some of {tuple(LAUNCHES)}; got {launches!r}")
     common.require_cuda("intensity")
     ks = tuple(ks or (K_QUICK if quick else K_FULL))
     if any(int(k) != k or k < 0 for k in ks):
@@ -134,8 +125,8 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
     clock = peak["sm_clock_hz"] or ctx.get("sm_clock_hz") or 0.0
     lanes = common.fp32_lanes_per_sm(ctx["compute_capability"])
     clock_peak = ctx["sms"] * lanes * 2.0 * clock
-    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10, waves=waves,
-                     groups=groups, schedule=schedule, chunk=chunk)
+    rows = knob_rows(n, ks, peak["fma_flops"], copy, repeats=5 if quick else 10,
+                     launches=launches)
     rows += [{"kind": "copy", "bytes": 8.0 * n, "bandwidth": copy},
              {"kind": "fma_peak", "flops": peak["fma_flops"], "sm_clock_hz": clock,
               "power_w": peak["power_w"], "launches": peak["launches"],
@@ -146,8 +137,9 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None, waves: 
                "fp32_lanes_per_sm": lanes, "fma_clock_peak": clock_peak,
                "ridge_measured": peak["fma_flops"] / copy}
     params = {"quick": quick, "n_floats": n, "bytes_per_launch": 8.0 * n, "ks": list(ks),
-              "block": BLOCK, "waves": waves, "groups": groups, "schedule": schedule,
-              "chunk": chunk}
+              "block": BLOCK, "launches": {name: {"groups": LAUNCHES[name][0],
+                                                  "waves": LAUNCHES[name][1]}
+                                           for name in launches}}
     return common.record("intensity", params, rows, summary, ctx)
 
 
@@ -169,6 +161,11 @@ def plot(results: list[dict]):
         bw = s.get("copy_bandwidth") or s.get("stream_bandwidth")
         if s.get("fma_flops") and bw:
             p.roof(fig, s["fma_flops"], bw, f"roofline from {name}'s measured roofs", col=1)
+        for name in (LAUNCHES if i == 0 else ()):
+            if any(f"seconds_{name}" in x for x in knob):
+                p.points(fig, len(results) + list(LAUNCHES).index(name), p.column(knob, "k"),
+                         p.column(knob, f"seconds_{name}"), f"{name} launch", col=2,
+                         mode="lines")
         if i == 0 and knob and bw:
             ks = p.column(knob, "k")
             p.model(fig, ks, [model_seconds(k, nbytes / 8, s["fma_flops"], bw) for k in ks],

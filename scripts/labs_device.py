@@ -89,9 +89,9 @@ def table(out: pathlib.Path) -> None:
                 if x.get("kind") == "knob":
                     print(f"   k={x['k']:5d} I={x['intensity']:7.2f} t={x['seconds'] * 1e3:8.3f} ms "
                           f"model={x['model_seconds'] * 1e3:8.3f} ratio={x['model_ratio']:.3f}"
-                          f"{' (near ridge)' if x['near_ridge'] else ''}"
-                          + (f" chunks/block {x['chunks_per_block_min']}-{x['chunks_per_block_max']}"
-                             if "chunks_per_block_max" in x else ""))
+                          f"{' (near ridge)' if x['near_ridge'] else ''} [{x.get('launch')}] "
+                          + " ".join(f"{key[8:]}={v / x['model_seconds']:.3f}" for key, v in x.items()
+                                     if key.startswith("seconds_")))
 
 
 def main() -> int:
@@ -101,6 +101,12 @@ def main() -> int:
         return 0
     for mode in sys.argv[2:] or ["quick", "full"]:
         subprocess.run([sys.executable, __file__, str(out), "--one", mode])
+        folder = parse(mode)[0]
+        again = 2
+        while (out / f"{folder}_run{again}").exists():
+            again += 1
+        if (out / folder).exists() and sys.argv[2:].count(mode) > 1:  # repeats keep apart
+            (out / folder).rename(out / f"{folder}_run{again}")
     table(out)
     return 0
 

@@ -66,37 +66,6 @@ def knob_variants():
 
 
 @check
-def queued_knob():
-    """The queued knob: every float gets exactly k FMAs whatever the grid and chunk (tiles
-    and chunks past the end of the buffer, more blocks than chunks), every chunk is done
-    by exactly one block, and the queue is back at 0 after each launch (two launches in a
-    row on one queue)."""
-    from labs.kernels import VEC, fma_reference, make_queued_knob
-
-    cuda = _k().cuda
-    knob = make_queued_knob()
-    rng = np.random.default_rng()
-    for n_vec, blocks, threads, chunk in ((301, 2, 32, 1), (301, 3, 32, 2), (64, 1, 32, 4),
-                                          (7, 4, 32, 1), (517, 2, 64, 3)):
-        tiles = -(-n_vec // (2 * threads))
-        chunks = -(-tiles // chunk)
-        queue = cuda.to_device(np.zeros(2, dtype=np.int32))
-        x = rng.random(VEC * n_vec, dtype=np.float32)
-        d = cuda.to_device(x.copy())
-        for kk in (3, 33):
-            counts = cuda.to_device(np.full(blocks, -1, dtype=np.int32))
-            knob[blocks, threads](d, kk, queue, chunk, counts)
-            x = fma_reference(x, kk)
-            np.testing.assert_allclose(d.copy_to_host(), x, rtol=1e-5, atol=1e-6)
-            assert list(queue.copy_to_host()) == [0, 0], "the queue was not reset"
-            got = counts.copy_to_host()
-            assert got.min() >= 0 and got.sum() == chunks, (got, chunks)
-        knob[blocks, threads](d, 0, queue, chunk, counts)  # k = 0: x stays as it is
-        np.testing.assert_array_equal(d.copy_to_host(), x)
-        assert list(queue.copy_to_host()) == [0, 0]
-
-
-@check
 def fma_peak():
     from labs.kernels import FMA_A, FMA_B, PEAK_CHAINS, UNROLL
 
