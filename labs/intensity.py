@@ -104,8 +104,8 @@ def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,
 def run(quick: bool = False, ks=None, buffer_bytes: float | None = None,
         launches=tuple(LAUNCHES)) -> dict:
     """Copy, FMA peak and the knob sweep; see the module docstring. ks: knob values
-    (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer (default 1 GiB,
-    quick 512 MiB); launches: names in LAUNCHES to time at every k (a name, or several
+    (default 1..2048, quick 1..1024); buffer_bytes: the knob's buffer and each of the
+    copy's two (default 4 GiB, quick 1 GiB; at most a fifth of the free memory each); launches: names in LAUNCHES to time at every k (a name, or several
     joined by "+", or a sequence of names)."""
     if isinstance(launches, str):
         launches = tuple(launches.split("+"))
@@ -117,7 +117,7 @@ def run(quick: bool = False, ks=None, buffer_bytes: float | None = None,
     ks = tuple(ks or (K_QUICK if quick else K_FULL))
     if any(int(k) != k or k < 0 for k in ks):
         raise ValueError(f"ks must be non-negative integers; got {ks}")
-    n = common.elements_for(buffer_bytes or (2 ** 29 if quick else 2 ** 30), 4,
+    n = common.elements_for(buffer_bytes or (2 ** 30 if quick else 2 ** 32), 4,
                             multiple=VEC * BLOCK)
     ctx = common.context()
     copy = ceilings.copy_bandwidth(n)
