@@ -12,23 +12,29 @@ What the model predicts: t(k) = max(2kN / P, 8N / B) with P the measured FMA rat
 the measured copy bandwidth; flat while k/4 < P/B (the ridge), then rising linearly. Real
 kernels overlap loads and arithmetic imperfectly, so the measured curve turns a little
 earlier and rounder than the sharp corner; away from the ridge (k/4 outside
-[ridge/2, 2 x ridge]) it follows the model closely. Recorded on the H200 (2026-11-30,
-ridge 15.2, the knob at two 16-byte groups a thread a turn): every k outside the ridge
-band within 15% of the model, the worst k = 128 (intensity 32, just past twice the
-ridge) at 1.14x, k = 256 at 1.06x and above that within 3%; the flat part is the knob's
-streaming rate, 0.89 of the same run's copy (3.74 of 4.21 TB/s), so k = 1 .. 16 sit at
-1.12-1.14x. The run recorded before it (one group a turn, the next one loaded ahead but,
-as the SASS showed, waited for at once) was 1.27x at k = 128 and streamed at 0.91 of a
-copy that measured 4.13 TB/s. labs/NOTES.md has every variant tried.
+[ridge/2, 2 x ridge]) it follows the model closely.
 
-Sizes: one buffer of 1 GiB (quick: 512 MiB), or a fifth of the free memory when less:
-several times any L2. Quick mode, estimated for a T4 from the model with its measured
-roofs (230 GB/s, 6.8 TFLOP/s): each k=1..64 launch moves 1 GiB in 4.7 ms, the k=256 and
-k=1024 launches compute 2^27 x 2k FLOPs in 10 and 40 ms; 7 launches of each k (2 warm-up,
-5 timed) take about 0.5 s, the copy 0.1 s, the FMA hold 1 s; compiling the knob takes
-longer than all of that (inferred from the H200's quick run, 10.4 s in all: about 5-8 s
-on its host, so perhaps 10-15 s on a slower notebook CPU): well under a minute. With four
-groups a turn the H200's quick run took 23.7 s, the extra 13 s all compiling.
+Two launch shapes, timed at every k (LAUNCHES), the faster kept: no single shape is best
+on both sides of the ridge. Fresh threads (one per 16 bytes, gone once stored) stream
+best, because the hardware hands blocks to whichever SM frees up first; one persistent
+wave with the next turn's loads in flight overlaps loads with arithmetic best, so it wins
+from the ridge on. Recorded on the H200 (2026-11-30, 4 GiB, ridge 14.7 FLOP/byte, the
+first of three full runs in one device call): fresh threads stream at 0.977 of the same
+run's copy (4.14 of 4.24 TB/s; the persistent wave at 0.91); every k outside the ridge
+band within 10% of the model, the worst k = 128 (intensity 32) at 1.09x, where fresh
+threads are 1.23x. The other two runs: 0.981 and 1.001 of the copy, worst 1.11x and
+1.08x. With 1 GiB launches (0.5 ms) the same kernels gave 0.89-0.99 and 1.11-1.15x:
+start and end transients of a few tens of microseconds weigh too much in so short a
+launch. labs/NOTES.md has every variant tried.
+
+Sizes: one buffer of 4 GiB (quick: 1 GiB), the copy's two of the same size, each at most
+a fifth of the free memory: many times any L2. Quick mode, estimated for a T4 from the
+model with its measured roofs (230 GB/s, 6.8 TFLOP/s) and a fifth of its ~15 GB free,
+so 1 GiB: each k=1..64 launch moves 2 GiB in 9.3 ms, the k=256 and k=1024 launches
+compute 2^28 x 2k FLOPs in 20 and 80 ms; 7 launches of each k in each of the two shapes
+(2 warm-up, 5 timed) take about 2 s, the copy 0.2 s, the FMA hold 1 s; compiling the two
+knobs takes longer than that (the H200's quick run took 15.7 s in all, mostly compiling;
+perhaps 20-25 s on a slower notebook CPU): well under a minute.
 """
 from __future__ import annotations
 

@@ -6,11 +6,12 @@ Each kernel isolates one mechanism:
   does ``k`` fused multiply-adds on each, and stores them back with one 16-byte store:
   8 bytes of DRAM traffic and 2k FLOPs per float, so intensity = k/4 FLOP/byte, the same
   bytes for every k. 16-byte accesses are what lets a numba kernel stream near the copy
-  bandwidth (4-byte grid-stride loads reach about 0.7 of it). Launched with one wave of
-  resident threads, each thread strides over the buffer ``KNOB_GROUPS`` groups of 16 bytes
-  a turn and has the next turn's groups on their way while it computes (see
-  :func:`make_knob`, which also says where ptxas puts the waits and why that decided the
-  kernel's shape). k is done as unrolled blocks of ``UNROLL`` FMAs per float plus
+  bandwidth (4-byte grid-stride loads reach about 0.7 of it). The namespace's ``knob`` is
+  the persistent one: launched with one wave of resident threads, each thread strides
+  over the buffer ``KNOB_GROUPS`` groups of 16 bytes a turn and has the next turn's
+  groups on their way while it computes (see :func:`make_knob`, which also says where
+  ptxas puts the waits and why that decided the kernel's shape). The intensity lab also
+  launches ``make_knob(1)`` as fresh threads, one per 16 bytes (labs.intensity.LAUNCHES). k is done as unrolled blocks of ``UNROLL`` FMAs per float plus
   unrolled blocks of 16, 8, 4, 2, 1 for the rest.
 - ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` independent chains, each a
   fully unrolled block of ``UNROLL`` FMAs per loop turn, constants as literals (PTX
@@ -310,10 +311,11 @@ def make_knob(groups: int = 1):
 
     ``groups``: the per-turn costs (the load, the store, the move, the loop's and the
     tail's own instructions) are shared by 4 x groups chains. Measured on the H200
-    (2026-11-30, full sweep, one wave): groups = 2 (32 registers, 2048 threads an SM, 32
-    bytes each on order) at k = 128 is 1.14x the model; a 4-group version (48 registers,
-    since removed: it is in the history) reached 1.11x and 23.7 s of compiling in quick
-    mode; both stream at 0.88-0.89 of the same run's copy.
+    (2026-11-30, full sweep, one wave, 1 GiB): groups = 2 (32 registers, 2048 threads an
+    SM, 32 bytes each on order) at k = 128 is 1.14x the model; a 4-group version (48
+    registers, since removed: it is in the history) reached 1.11x and 23.7 s of compiling
+    in quick mode; both stream at 0.88-0.89 of the same run's copy. Launched as fresh
+    threads instead (one turn each), groups = 1 streams at 0.96-0.98 of the copy.
     """
     if groups not in (1, 2):
         raise ValueError(f"groups must be 1 or 2; got {groups!r}")

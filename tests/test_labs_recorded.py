@@ -75,6 +75,38 @@ def test_knob_rows_carry_their_model():
         assert x["model_seconds"] == pytest.approx(m)
 
 
+def test_recorded_h200_meets_the_labs_i_bars():
+    """Issue 4's bars, recomputed from the recorded H200 rows and context (not from the
+    lab's own ratios): the knob streams at >= 90% of the same run's copy, the FMA kernel
+    reaches >= 90% of SMs x 128 lanes x 2 x the clock it ran at, and every knob time off
+    the ridge band [ridge/2, 2 x ridge] is within 15% of max(2kN/P, 8N/B)."""
+    r = results.load("intensity", "H200")
+    s, ctx, n = r["summary"], r["context"], r["params"]["n_floats"]
+    copy = next(x for x in r["rows"] if x["kind"] == "copy")["bandwidth"]
+    knob = sorted((x for x in r["rows"] if x["kind"] == "knob"), key=lambda x: x["k"])
+    assert 8 * n / knob[0]["seconds"] >= 0.90 * copy
+    peak = next(x for x in r["rows"] if x["kind"] == "fma_peak")
+    assert ctx["compute_capability"] == "9.0"  # Hopper: 128 FP32 lanes an SM
+    assert peak["flops"] >= 0.90 * ctx["sms"] * 128 * 2 * peak["sm_clock_hz"]
+    ridge = peak["flops"] / copy
+    off = [x for x in knob if not ridge / 2 <= x["k"] / 4 <= 2 * ridge]
+    assert len(off) >= 8 and {1, 2048} <= {x["k"] for x in off}
+    for x in off:
+        model = max(2 * x["k"] * n / peak["flops"], 8 * n / copy)
+        assert 0.85 <= x["seconds"] / model <= 1.15, x["k"]
+
+
+def test_knob_rows_keep_the_faster_launch():
+    """Each knob row's time is the faster of its launch shapes, and names it."""
+    r = results.load("intensity", "H200")
+    names = set(r["params"]["launches"])
+    assert names == set(labs.module("intensity").LAUNCHES)
+    for x in (x for x in r["rows"] if x["kind"] == "knob"):
+        times = {name: x[f"seconds_{name}"] for name in names}
+        assert x["seconds"] == min(times.values())
+        assert times[x["launch"]] == x["seconds"]
+
+
 def test_lab_runs_refuse_plainly_without_gpu():
     from labs.common import NoGPUError
 
@@ -94,6 +126,10 @@ def test_bad_arguments_raise_value_error():
         common.powers_of_two(0, 4)
     with pytest.raises(ValueError):
         intensity.model_seconds(1, 0, 1e12, 1e12)
+    with pytest.raises(ValueError, match="launches must name"):
+        intensity.run(launches="fresh+sideways")
+    with pytest.raises(ValueError, match="launches must name"):
+        intensity.run(launches=())
     with pytest.raises(ValueError):
         common.first_win([1, 2], [1.0], [2.0])
     assert common.first_win([1, 2, 3], [1, 1, 1], [2, 0.5, 0.5]) == 2
