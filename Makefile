@@ -14,16 +14,19 @@ $(STAMP): requirements.txt
 
 env: $(STAMP)
 
-# The execution cache is keyed on a page's code cells only: when the model, widgets,
-# labs or exercises change, drop it so every page re-runs against the new code.
-CODE := $(shell find perfmodel widgets labs exercises _ext -name '*.py' 2>/dev/null) $(wildcard labs/results/*/*.json)
+# The execution cache is keyed on a page's code cells only: when the model, widgets, labs,
+# exercises or any chapter change (the appendix pages list the chapters' exercises and
+# draw the recorded labs), drop it so every page re-runs against the new code. The stamp
+# is a file of its own: the cache folder's time moves whenever anything touches it.
+CODE := $(shell find perfmodel widgets labs exercises _ext -name '*.py' 2>/dev/null) $(wildcard labs/results/*/*.json) $(wildcard chapters/*.md)
+BUILT := _build/.built-against-code
 
 book: $(STAMP)
-	@if [ -d _build/.jupyter_cache ] && [ -n "$$(find $(CODE) -newer _build/.jupyter_cache 2>/dev/null | head -1)" ]; then \
+	@if [ -d _build/.jupyter_cache ] && { [ ! -f $(BUILT) ] || [ -n "$$(find $(CODE) -newer $(BUILT) 2>/dev/null | head -1)" ]; }; then \
 		echo "code changed since the last build: re-executing every page"; \
 		rm -rf _build/.jupyter_cache _build/.doctrees _build/html; fi
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
-	@touch _build/.jupyter_cache
+	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"
 
 test: book

@@ -52,3 +52,23 @@ def t4_workload_clock(workload: str, power_limit_w: float = T4_POWER_LIMIT_W,
     w = _check.choice("workload", workload, T4_MEASURED)
     _, clock, watts = T4_MEASURED[w]
     return sustained_clock(power_limit_w, watts_per_hz(watts, clock), max_clock_hz)
+
+
+def power_at_clock(k_w_per_hz: float, clock_hz: float, idle_w: float = T4_IDLE_W) -> float:
+    """Board power (W) the linear model gives a workload of k W/Hz at a clock: idle + k x clock.
+
+    The inverse of :func:`sustained_clock`: the power limit a workload would need to hold
+    ``clock_hz``.
+    """
+    idle = _check.non_negative("idle_w", idle_w)
+    return idle + _check.positive("k_w_per_hz", k_w_per_hz) * _check.positive("clock_hz", clock_hz)
+
+
+def fraction_of_peak(measured_flops: float, peak_flops: float, clock_hz: float,
+                     peak_clock_hz: float) -> float:
+    """A measured rate over the peak scaled to the clock it actually ran at:
+    measured / (peak x clock / peak_clock). Near 1: the gap to the datasheet is the clock."""
+    m = _check.positive("measured_flops", measured_flops)
+    p = _check.positive("peak_flops", peak_flops)
+    return m / (p * _check.positive("clock_hz", clock_hz)
+                / _check.positive("peak_clock_hz", peak_clock_hz))

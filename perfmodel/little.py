@@ -42,3 +42,75 @@ def bandwidth_vs_warps(warps: int, loads_per_thread: int, bytes_per_load: float,
     in_flight = w * WARP * _check.count("loads_per_thread", loads_per_thread) * \
         _check.positive("bytes_per_load", bytes_per_load)
     return achieved_bandwidth(in_flight, latency, peak)
+
+
+# --- Registers as the budget for bytes in flight (occupancy), and the loaded system. ---
+
+REGISTER_BYTES = 4          # one 32-bit register
+MAX_REGISTERS_PER_THREAD = 255
+
+
+def in_flight(warps: float, loads_per_thread: int = 1, bytes_per_load: float = 4.0) -> float:
+    """Bytes on order when ``warps`` warps each keep ``loads_per_thread`` independent loads
+    of ``bytes_per_load`` bytes open per thread: warps x 32 x loads x bytes."""
+    return (_check.non_negative("warps", warps) * WARP
+            * _check.count("loads_per_thread", loads_per_thread)
+            * _check.positive("bytes_per_load", bytes_per_load))
+
+
+def registers_per_sm(machine) -> int:
+    """32-bit registers in one SM's register file (65,536 on a T4 and on Hopper)."""
+    from . import machines
+
+    return int(machines.get(machine).hardware("registers_per_sm_bytes") // REGISTER_BYTES)
+
+
+def resident_warps(machine, registers_per_thread: int) -> int:
+    """Warps one SM holds when every thread needs ``registers_per_thread`` registers:
+    min(the SM's warp limit, floor(registers per SM / (registers per thread x 32))).
+
+    A simplification: the hardware allocates registers in chunks and blocks whole, so a
+    real kernel may fit a little fewer (the block size decides; see the chapter)."""
+    from . import machines
+
+    m = machines.get(machine)
+    r = _check.count("registers_per_thread", registers_per_thread)
+    if r > MAX_REGISTERS_PER_THREAD:
+        raise ValueError(f"registers_per_thread must be at most {MAX_REGISTERS_PER_THREAD}, "
+                         f"got {registers_per_thread!r}")
+    limit = int(m.hardware("max_threads_per_sm") // WARP)
+    return min(limit, registers_per_sm(m) // (r * WARP))
+
+
+def occupancy(machine, registers_per_thread: int) -> float:
+    """Resident warps over the most the SM can hold, in [0, 1]."""
+    from . import machines
+
+    m = machines.get(machine)
+    return resident_warps(m, registers_per_thread) / (m.hardware("max_threads_per_sm") / WARP)
+
+
+def bandwidth_with_registers(machine, registers_per_thread: int, latency: float,
+                             loads_per_thread: int = 1, bytes_per_load: float = 4.0) -> float:
+    """byte/s the whole chip can sustain when register use caps the resident warps on every
+    SM and each thread keeps ``loads_per_thread`` loads of ``bytes_per_load`` open:
+    min(DRAM bandwidth, SMs x resident warps x 32 x loads x bytes / latency)."""
+    from . import machines
+
+    m = machines.get(machine)
+    warps = m.sms * resident_warps(m, registers_per_thread)
+    return achieved_bandwidth(in_flight(warps, loads_per_thread, bytes_per_load), latency,
+                              m.bandwidth("dram"))
+
+
+def sms_needed(bandwidth: float, per_sm_bandwidth: float) -> int:
+    """Fewest SMs that can pull ``bandwidth`` when one SM alone tops out at
+    ``per_sm_bandwidth``: ceil(bandwidth / per-SM cap)."""
+    return math.ceil(_check.positive("bandwidth", bandwidth)
+                     / _check.positive("per_sm_bandwidth", per_sm_bandwidth))
+
+
+def implied_latency(in_flight_bytes: float, bandwidth: float) -> float:
+    """Little's law read backwards: the time each byte spends on order, in seconds, when
+    ``in_flight_bytes`` are outstanding and ``bandwidth`` byte/s come back."""
+    return _check.positive("in_flight_bytes", in_flight_bytes) / _check.positive("bandwidth", bandwidth)

@@ -78,3 +78,132 @@ def touched_sectors(stride: int | str, elem_bytes: int = 4, sector: int = 32,
     """Sorted indices (address // sector) of the distinct sectors one warp's request touches."""
     addr = lane_addresses(stride, elem_bytes, lanes)
     return np.unique(addr // _check.count("sector", sector))
+
+
+# --- Chapter 6 ("Warps, SIMT and divergence"): branches, loops, blocks and registers. ---
+
+def warps_per_block(threads: int, warp: int = WARP) -> int:
+    """Warps a block of ``threads`` threads occupies: ceil(threads / warp)."""
+    t, w = _check.count("threads", threads), _check.count("warp", warp)
+    return -(-t // w)
+
+
+def launch_warps(n: int, block: int, warp: int = WARP) -> int:
+    """Warps created by a launch covering ``n`` items with blocks of ``block`` threads:
+    ceil(n / block) blocks of warps_per_block(block) warps."""
+    n, b = _check.count("n", n), _check.count("block", block)
+    return -(-n // b) * warps_per_block(b, warp)
+
+
+def block_lane_use(threads: int, warp: int = WARP) -> float:
+    """Share of the lanes a block's warps issue for that hold a thread: threads / (warps x warp)."""
+    t = _check.count("threads", threads)
+    return t / (warps_per_block(t, warp) * _check.count("warp", warp))
+
+
+def _lengths(lengths) -> list[float]:
+    ls = [_check.non_negative("path length", x) for x in lengths]
+    if not ls:
+        raise ValueError("lengths must hold at least one path length, got none")
+    return ls
+
+
+def warp_issue(lengths, present) -> float:
+    """Instructions one warp issues at a branch: the sum of the lengths of the paths at least
+    one of its lanes takes (each such path runs once, the other lanes masked off)."""
+    ls = _lengths(lengths)
+    taken = set()
+    for p in present:
+        taken.add(_check.count("path", p, minimum=0))
+    if not taken or max(taken) >= len(ls):
+        raise ValueError(f"present must name paths 0 .. {len(ls) - 1}, got {sorted(taken)}")
+    return float(sum(ls[p] for p in taken))
+
+
+def sorted_issue(fractions, lengths) -> float:
+    """Instructions per warp, on average, when work is grouped so every warp takes one path:
+    sum of fraction x length (the fractions of the work on each path add up to 1)."""
+    fs = [_check.fraction("fraction", f) for f in fractions]
+    ls = _lengths(lengths)
+    if len(fs) != len(ls) or abs(sum(fs) - 1) > 1e-9:
+        raise ValueError(f"fractions must give one share per path and add up to 1, got {fs}")
+    return float(sum(f * x for f, x in zip(fs, ls)))
+
+
+def mixed_over_sorted(fractions, lengths) -> float:
+    """Slowdown when every warp holds lanes on every path, against warps sorted by path."""
+    return warp_issue(lengths, range(len(_lengths(lengths)))) / sorted_issue(fractions, lengths)
+
+
+def lane_efficiency(fractions, lengths) -> float:
+    """Useful lane-instructions over lane slots issued, every path present in every warp:
+    sorted_issue / warp_issue."""
+    return 1 / mixed_over_sorted(fractions, lengths)
+
+
+def rare_path_warps(p: float, warp: int = WARP) -> float:
+    """Chance a warp holds at least one lane on a path each lane takes independently with
+    probability ``p``: 1 - (1 - p)^warp."""
+    return 1 - (1 - _check.fraction("p", p)) ** _check.count("warp", warp)
+
+
+def random_branch_issue(p: float, taken: float, other: float, warp: int = WARP) -> float:
+    """Expected instructions per warp for a data-dependent if/else that each lane takes with
+    probability ``p`` independently: taken x P(some lane takes it) + other x P(some lane
+    does not)."""
+    p = _check.fraction("p", p)
+    t, o = _check.non_negative("taken", taken), _check.non_negative("other", other)
+    return t * rare_path_warps(p, warp) + o * rare_path_warps(1 - p, warp)
+
+
+def random_branch_slowdown(p: float, taken: float, other: float, warp: int = WARP) -> float:
+    """random_branch_issue over the same branch with the lanes sorted by path."""
+    return random_branch_issue(p, taken, other, warp) / sorted_issue([p, 1 - p], [taken, other])
+
+
+def loop_efficiency(trips) -> float:
+    """One warp whose lanes run loops of ``trips`` iterations: the warp runs until its longest
+    lane finishes, so useful lane-iterations / (lanes x longest) of its slots work."""
+    ts = [_check.non_negative("trips", t) for t in trips]
+    if not ts or max(ts) == 0:
+        raise ValueError("trips must hold at least one loop with a positive trip count")
+    return sum(ts) / (len(ts) * max(ts))
+
+
+def dependent_chain_time(steps: int, latency: float) -> float:
+    """Seconds one warp needs for ``steps`` dependent instructions of ``latency`` seconds each:
+    the floor no amount of idle hardware lowers."""
+    return _check.count("steps", steps) * _check.positive("latency", latency)
+
+
+def resident_threads(machine, registers_per_thread: int, block: int = 256) -> int:
+    """Threads one SM can hold with ``registers_per_thread`` 32-bit registers each, in whole
+    blocks of ``block``: limited by the register file and by the SM's thread limit (register
+    allocation granularity and shared memory ignored)."""
+    from . import machines
+
+    m = machines.get(machine) if isinstance(machine, str) else machine
+    r = _check.count("registers_per_thread", registers_per_thread)
+    b = _check.count("block", block)
+    regs = int(m.hardware("registers_per_sm_bytes")) // 4
+    limit = int(m.hardware("max_threads_per_sm"))
+    if b > limit:
+        raise ValueError(f"block must be at most {limit} threads on {m.name}, got {block!r}")
+    blocks = min(regs // (r * b), limit // b)
+    return blocks * b
+
+
+def occupancy(machine, registers_per_thread: int, block: int = 256) -> float:
+    """resident_threads over the SM's thread limit: the share of the warp slots filled."""
+    from . import machines
+
+    m = machines.get(machine) if isinstance(machine, str) else machine
+    return resident_threads(m, registers_per_thread, block) / m.hardware("max_threads_per_sm")
+
+
+def registers_for_full_occupancy(machine) -> int:
+    """The most 32-bit registers per thread that still lets an SM hold its full thread limit."""
+    from . import machines
+
+    m = machines.get(machine) if isinstance(machine, str) else machine
+    return int(m.hardware("registers_per_sm_bytes")) // 4 // int(m.hardware("max_threads_per_sm"))

@@ -103,3 +103,68 @@ def online(scores, values, tile: int):
     """The softmax-weighted sum computed tile by tile with the online merge."""
     hist = steps(scores, values, tile)
     return output(hist[-1]["state"])
+
+
+# --- Chapter 10 (FlashAttention): the unguarded merge, tile memory, tiled traffic. ---
+
+def unguarded_factors(a: State, b: State) -> tuple[float, float, float]:
+    """(m', alpha, beta) by the bare formulas exp(m_A - m'), exp(m_B - m'), with no test for
+    an empty state: when both states are empty, -inf - (-inf) is NaN and so are the factors.
+    The pitfall that :func:`factors` avoids; shown in chapter 10."""
+    with np.errstate(invalid="ignore"):
+        m = float(np.maximum(a.m, b.m))
+        alpha = float(np.exp(np.float64(a.m) - m))
+        beta = float(np.exp(np.float64(b.m) - m))
+    return m, alpha, beta
+
+
+def unguarded_merge(a: State, b: State) -> State:
+    """:func:`merge` without the empty-state guard (NaN once two empty states meet)."""
+    m, alpha, beta = unguarded_factors(a, b)
+    with np.errstate(invalid="ignore"):
+        u = alpha * np.asarray(a.u) + beta * np.asarray(b.u)
+        l_ = alpha * a.l + beta * b.l
+    return State(m, float(l_), u if np.ndim(u) else float(u))
+
+
+def tile_bytes(block_q: int, block_k: int, head_dim: int, dtype_bytes: float = 2.0,
+               acc_bytes: float = 4.0) -> float:
+    """On-chip bytes one FlashAttention block holds: a Q tile (block_q x d), a K and a V
+    tile (block_k x d each) in the input type; the block_q x block_k score tile, the
+    block_q x d output accumulator and the running m and l (one each per row) in the
+    accumulator type."""
+    bq, bk = _check.count("block_q", block_q), _check.count("block_k", block_k)
+    d = _check.count("head_dim", head_dim)
+    s = _check.positive("dtype_bytes", dtype_bytes)
+    a = _check.positive("acc_bytes", acc_bytes)
+    return float((bq * d + 2 * bk * d) * s + (bq * bk + bq * d + 2 * bq) * a)
+
+
+def flash_tiled_bytes(seq: int, head_dim: int, block_q: int, dtype_bytes: float = 2.0,
+                      heads: int = 1) -> float:
+    """DRAM bytes of tiled attention when K and V are re-read from DRAM for every block of
+    ``block_q`` query rows (no help from the L2): Q read and O written once (2 S d
+    elements), K and V read ceil(S / block_q) times (2 S d elements each time)."""
+    s_len, d = _check.count("seq", seq), _check.count("head_dim", head_dim)
+    bq = _check.count("block_q", block_q)
+    e = _check.positive("dtype_bytes", dtype_bytes)
+    h = _check.count("heads", heads)
+    blocks = math.ceil(s_len / bq)
+    return float(h * (2 * s_len * d + blocks * 2 * s_len * d) * e)
+
+
+def flash_tiled_intensity(seq: int, head_dim: int, block_q: int,
+                          dtype_bytes: float = 2.0) -> float:
+    """4 S^2 d FLOPs over :func:`flash_tiled_bytes`: about 2 block_q / dtype_bytes once S
+    is many blocks long, S / dtype_bytes when one block covers the sequence."""
+    s_len, d = _check.count("seq", seq), _check.count("head_dim", head_dim)
+    return 4.0 * s_len ** 2 * d / flash_tiled_bytes(s_len, d, block_q, dtype_bytes)
+
+
+def causal_skipped_fraction(seq: int, block: int) -> float:
+    """Fraction of (query block, key block) pairs a causal kernel skips because every
+    score in them is masked (square blocks of ``block`` rows, key block above the
+    diagonal): n (n - 1) / 2 of n^2, with n = ceil(seq / block)."""
+    s_len, b = _check.count("seq", seq), _check.count("block", block)
+    n = math.ceil(s_len / b)
+    return n * (n - 1) / 2 / n ** 2

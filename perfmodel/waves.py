@@ -64,3 +64,11 @@ def busy_per_wave(tiles: int, sms: int, blocks_per_sm: int = 1) -> list[int]:
     w = waves(tiles, sms, blocks_per_sm)
     slots = sms * blocks_per_sm
     return [slots] * (w - 1) + [tiles - slots * (w - 1)]
+
+
+def attainable_fraction(m: int, n: int, tile_m: int, tile_n: int, sms: int,
+                        blocks_per_sm: int = 1) -> float:
+    """Share of the compute roof the simplified tile model allows an m x n output:
+    (useful share of the tiled area) x (share of SM slots busy over all waves)."""
+    t = tiles(m, n, tile_m, tile_n)
+    return useful_fraction(m, n, tile_m, tile_n) * utilization(t, sms, blocks_per_sm)

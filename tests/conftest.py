@@ -96,7 +96,8 @@ class Page:
         return self.page.evaluate(
             "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i].data"
             ".map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || []),"
-            " visible: t.visible}))", index)
+            " z: Array.from(t.z || [], r => Array.isArray(r) || ArrayBuffer.isView(r)"
+            " ? Array.from(r) : r), text: t.text, visible: t.visible}))", index)
 
     def figure_layout(self, index: int = 0):
         return self.page.evaluate(

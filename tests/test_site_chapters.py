@@ -21,6 +21,19 @@ CHAPTERS = [
     ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 13),
     # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
     ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 12),
+    # divergence widget and lab: the H200's 2.011x and 4.022x through every warp, 1.009x
+    # between warps, the T4's and H200's resident warps
+    ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 12),
+    # Little's law widget, latency and Little's-law labs: the collapse, saturation over the
+    # copy, the T4's 128 KB in flight
+    ("chapters/07_latency.html", "latency", 3, ["1.154", "1.055", "128 KB in flight"], 11),
+    # coalescing widget and lab: the random gather's 296 GB/s
+    ("chapters/08_memory.html", "memory", 2, ["296 GB/s", "8.5×"], 11),
+    # roof-moves and tiles-and-waves widgets, clocks and waves labs: the T4's FP32 peak,
+    # the H200's held clock
+    ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,455 MHz", "206 in BF16"], 12),
+    # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
+    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 12),
 ]
 IDS = [c[1] for c in CHAPTERS]
 
@@ -30,7 +43,9 @@ def _finite(values):
 
 
 def _snapshot(p, i):
-    return [(t["name"], t["x"], t["y"], t["visible"]) for t in p.figure_data(i)]
+    """What a reader sees change: each trace's points, heatmap cells, labels, visibility."""
+    return [(t["name"], t["x"], t["y"], t["z"], t["text"], t["visible"])
+            for t in p.figure_data(i)]
 
 
 def _plots(p):

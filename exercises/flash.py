@@ -1,0 +1,136 @@
+"""Numeric exercises of chapter 10, "FlashAttention".
+
+Every answer is computed by perfmodel here; tests/test_exercises_flash.py checks each one
+against plain arithmetic from the source notes' numbers.
+"""
+from __future__ import annotations
+
+import math
+
+from perfmodel import hierarchy, machines, ops, roofline, softmax
+
+from .registry import register
+
+CHAPTER = "flash"
+
+# Exercise 1: a three-score row in two tiles (scores are logs, so the weights are 4 : 1 : 3).
+ROW_SCORES = (math.log(4), 0.0, math.log(3))
+ROW_VALUES = (2.0, 6.0, 1.0)
+ROW_TILE = 2
+# The attention lab's shape: batch 1, 16 heads, head dimension 64, FP16.
+HEADS, HEAD_DIM, FP16 = 16, 64, 2
+LONG_SEQ = 16384                 # the lab's longest sequence
+MID_SEQ = 8192                   # the roofline exercises
+BWD_SEQ, BWD_D = 8192, 128       # the backward-pass exercise, on an H200
+BLOCK_Q, BLOCK_K = 128, 64       # tile sizes of the SRAM and traffic exercises
+CAUSAL_SEQ, CAUSAL_BLOCK = 4096, 128
+
+
+def two_tile_output() -> float:
+    return softmax.online(ROW_SCORES, ROW_VALUES, ROW_TILE)
+
+
+def two_tile_beta() -> float:
+    a = softmax.state(ROW_SCORES[:ROW_TILE], ROW_VALUES[:ROW_TILE])
+    b = softmax.state(ROW_SCORES[ROW_TILE:], ROW_VALUES[ROW_TILE:])
+    return softmax.factors(a, b)[2]
+
+
+def naive_peak_bytes() -> float:
+    return hierarchy.attention_extra_bytes(LONG_SEQ, HEAD_DIM, 1, HEADS, FP16)
+
+
+def flash_peak_bytes() -> float:
+    return hierarchy.attention_extra_bytes(LONG_SEQ, HEAD_DIM, 1, HEADS, FP16, flash=True)
+
+
+def naive_h200_time() -> float:
+    op = ops.attention(MID_SEQ, HEAD_DIM, dtype="fp16", heads=HEADS)
+    return roofline.time("H200", op, unit="fp16_tensor")
+
+
+def flash_h200_time() -> float:
+    op = ops.attention(MID_SEQ, HEAD_DIM, flash=True, dtype="fp16", heads=HEADS)
+    return roofline.time("H200", op, unit="fp16_tensor")
+
+
+def flash_ridge_seq() -> float:
+    """S at which the flash intensity S/2 (FP16) reaches the H200's FP16 tensor ridge."""
+    per_s = ops.attention(1024, HEAD_DIM, flash=True, dtype="fp16").intensity / 1024
+    return machines.get("H200").ridge("fp16_tensor") / per_s
+
+
+def store_over_recompute_h200() -> float:
+    """Writing and re-reading the S x S FP16 probabilities over recomputing Q K^T."""
+    s2 = float(BWD_SEQ) ** 2
+    store = ops.Op("store and reload P", 0.0, 2 * s2 * FP16, "fp16")
+    recompute = ops.Op("recompute Q K^T", 2 * s2 * BWD_D, 0.0, "fp16")
+    return (roofline.memory_time("H200", store)
+            / roofline.compute_time("H200", recompute, unit="fp16_tensor"))
+
+
+def block_sram_kib() -> float:
+    return softmax.tile_bytes(BLOCK_Q, BLOCK_K, HEAD_DIM) / 1024
+
+
+def tiled_intensity() -> float:
+    return softmax.flash_tiled_intensity(LONG_SEQ, HEAD_DIM, BLOCK_Q)
+
+
+def causal_skip() -> float:
+    return softmax.causal_skipped_fraction(CAUSAL_SEQ, CAUSAL_BLOCK)
+
+
+register("flash-1", CHAPTER,
+         "Scores (ln 4, 0, ln 3) with values (2, 6, 1), processed in a tile of two keys and a "
+         "tile of one: the output u'/l' of the merged state.",
+         two_tile_output, unit="",
+         hint="Tile A: m = ln 4, l = 1 + 1/4, u = 2 + 6/4. Tile B: m = ln 3, l = 1, u = 1.")
+register("flash-2", CHAPTER,
+         "In exercise flash-1, the factor beta that rescales the second tile in the merge.",
+         two_tile_beta, unit="",
+         hint="beta = exp(m_B - m'), with m' the larger of the two maxima.")
+register("flash-3", CHAPTER,
+         "Naive attention's peak memory beside Q, K, V (scores and probabilities plus the "
+         "output) for 16 heads, S = 16384, d = 64, FP16, in bytes.",
+         naive_peak_bytes, unit="bytes",
+         hint="2 S^2 elements per head while softmax runs, plus S x d for the output; 2 bytes each.")
+register("flash-4", CHAPTER,
+         "The fused kernel's peak memory for the same shape (the output plus one FP32 "
+         "log-sum-exp per row and head), in bytes.",
+         flash_peak_bytes, unit="bytes",
+         hint="16 heads x (S x d x 2 bytes + 4 bytes per row).")
+register("flash-5", CHAPTER,
+         "Roofline time on an H200 (datasheet, FP16 tensor cores) of naive attention, 16 heads, "
+         "S = 8192, d = 64, FP16, in seconds.",
+         naive_h200_time, unit="s",
+         hint="Bytes: 16 x (4 S d + 5 S^2) x 2. FLOPs: 16 x 4 S^2 d. Take the larger time.")
+register("flash-6", CHAPTER,
+         "Roofline time on an H200 of FlashAttention for the same shape, in seconds.",
+         flash_h200_time, unit="s",
+         hint="Only Q, K, V and O move now; which term is larger?")
+register("flash-7", CHAPTER,
+         "Sequence length at which FlashAttention's FP16 intensity reaches the H200's FP16 "
+         "tensor-core ridge (989 TFLOP/s over 4.8 TB/s).",
+         flash_ridge_seq, unit="", rel_tol=0.02,
+         hint="In FP16 the flash intensity is 4 S^2 d / (8 S d) = S / 2.")
+register("flash-8", CHAPTER,
+         "Backward pass on an H200, S = 8192, d = 128, FP16: the time to write and re-read the "
+         "S x S probabilities over the time to recompute Q K^T on the tensor cores.",
+         store_over_recompute_h200, unit="x",
+         hint="Store: 2 S^2 x 2 bytes at 4.8 TB/s. Recompute: 2 S^2 d FLOPs at 989 TFLOP/s.")
+register("flash-9", CHAPTER,
+         "On-chip memory of one FlashAttention block with 128 query rows, 64 keys per tile, "
+         "d = 64: FP16 Q, K, V tiles; FP32 scores, output accumulator, m and l. In KiB.",
+         block_sram_kib, unit="KiB",
+         hint="(128 x 64 + 2 x 64 x 64) x 2 + (128 x 64 + 128 x 64 + 2 x 128) x 4 bytes.")
+register("flash-10", CHAPTER,
+         "Intensity of tiled attention (FP16, S = 16384, d = 64) when K and V are re-read from "
+         "DRAM for every block of 128 query rows, in FLOP/byte.",
+         tiled_intensity, unit="FLOP/byte",
+         hint="Bytes per head: (2 S d + (S / 128) x 2 S d) x 2. FLOPs per head: 4 S^2 d.")
+register("flash-11", CHAPTER,
+         "Causal attention, S = 4096, square blocks of 128: the fraction of (query block, key "
+         "block) pairs the kernel can skip because every score in them is masked.",
+         causal_skip, unit="",
+         hint="32 blocks each way; the pairs strictly above the diagonal are fully masked.")

@@ -1,0 +1,123 @@
+"""Numeric exercises of chapter 7, "Latency and Little's law".
+
+Every answer is computed by perfmodel here; tests/test_exercises_latency.py checks each
+one against plain arithmetic from the source notes' numbers and the recorded H200 run
+(rounded as the questions state them).
+"""
+from __future__ import annotations
+
+import math
+
+from perfmodel import hierarchy, little, machines
+
+from .registry import register
+
+CHAPTER = "latency"
+
+# The source notes' T4: datasheet 320 GB/s with ~400 ns (chapter 2 of the GPU book);
+# measured 275 GB/s read bandwidth and 314 ns DRAM latency (the T4 lab note).
+T4_BW, T4_LAT = 320e9, 400e-9
+T4_READ_BW, T4_CHASE = 275e9, 314e-9
+# The recorded H200 run (labs/results/H200), rounded as the questions give them.
+H200_DRAM_NS = 337e-9           # idle DRAM latency of the pointer chase
+H200_CYCLES = {"l1": 43, "l2": 292, "dram": 667}
+H200_SATURATION = 4.42e12       # best streaming read of the Little's-law sweep
+H200_ONE_SM = 191e9             # every warp on one SM
+H200_LOADED_BW, H200_LOADED_LAT = 3.84e12, 1063e-9   # 32 streaming warps per SM
+SMALL_N = 10_000                # FP32 elements of the small kernel (exercise 2.5's note)
+
+
+def t4_bytes_in_flight() -> float:
+    return little.bytes_in_flight(T4_BW, T4_LAT)
+
+
+def one_warp_bandwidth() -> float:
+    return little.achieved_bandwidth(little.in_flight(1, 1, 16), T4_CHASE, T4_READ_BW)
+
+
+def t4_warps_float4() -> float:
+    return float(little.warps_needed(T4_READ_BW, T4_CHASE, loads_per_thread=1, bytes_per_load=16))
+
+
+def h200_threads_per_sm_scalar() -> float:
+    h200 = machines.get("H200")
+    return little.threads_needed(h200.bandwidth("dram"), H200_DRAM_NS, 4) / h200.sms
+
+
+def h200_warps_at_72_registers() -> float:
+    return float(little.resident_warps("H200", 72))
+
+
+def t4_bandwidth_at_128_registers() -> float:
+    return little.bandwidth_with_registers("T4", 128, T4_LAT, loads_per_thread=1, bytes_per_load=4)
+
+
+def small_kernel_bandwidth() -> float:
+    return little.achieved_bandwidth(SMALL_N * 4, T4_LAT, T4_BW)
+
+
+def h200_sms_to_saturate() -> float:
+    return float(little.sms_needed(H200_SATURATION, H200_ONE_SM))
+
+
+def h200_loaded_in_flight() -> float:
+    return little.bytes_in_flight(H200_LOADED_BW, H200_LOADED_LAT)
+
+
+def h200_dram_human_seconds() -> float:
+    """One L1 load stretched to one second: how long is a DRAM load? (the chase's staircase
+    with the recorded H200 plateaus, in cycles; capacities: 32 KB L1 read, 15 MB of L2)."""
+    ladder = [(32 * 1024, H200_CYCLES["l1"]), (15 * 2 ** 20, H200_CYCLES["l2"]),
+              (math.inf, H200_CYCLES["dram"])]
+    return hierarchy.chase_latency(1e9, ladder) / hierarchy.chase_latency(4096, ladder)
+
+
+register("latency-1", CHAPTER,
+         "Bytes a T4 must keep in flight to sustain 320 GB/s when a DRAM load takes 400 ns.",
+         t4_bytes_in_flight, unit="B",
+         hint="Little's law: bytes in flight = bandwidth x latency.")
+register("latency-2", CHAPTER,
+         "Bandwidth one warp gets on a T4 when each of its 32 threads keeps one 16-byte load "
+         "open and a load takes 314 ns, in byte/s.",
+         one_warp_bandwidth, unit="B/s",
+         hint="32 x 16 bytes in flight, divided by the latency.")
+register("latency-3", CHAPTER,
+         "Warps a T4 needs to sustain its measured 275 GB/s at 314 ns when each thread keeps "
+         "one 16-byte load open (round up).",
+         t4_warps_float4, unit="warps",
+         hint="Bytes in flight over 32 x 16 bytes per warp.")
+register("latency-4", CHAPTER,
+         "Threads per SM an H200 (4.8 TB/s, 132 SMs) needs at 337 ns when each thread keeps "
+         "one 4-byte load open.",
+         h200_threads_per_sm_scalar, unit="threads",
+         hint="4.8 TB/s x 337 ns, over 4 bytes, over 132 SMs; compare with 2,048.")
+register("latency-5", CHAPTER,
+         "Warps resident on one H200 SM (65,536 registers, at most 64 warps) when every thread "
+         "needs 72 registers.",
+         h200_warps_at_72_registers, unit="warps",
+         hint="65,536 / (72 x 32), rounded down.")
+register("latency-6", CHAPTER,
+         "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 128 "
+         "registers per thread and each thread keeps one 4-byte load open, in byte/s.",
+         t4_bandwidth_at_128_registers, unit="B/s",
+         hint="65,536 / (128 x 32) warps per SM, times 40 SMs x 32 threads x 4 bytes, over 400 ns.")
+register("latency-7", CHAPTER,
+         "Best bandwidth a kernel that reads 10,000 FP32 elements can reach on a T4 (320 GB/s, "
+         "400 ns), in byte/s.",
+         small_kernel_bandwidth, unit="B/s",
+         hint="All 40 KB can be on order at once, but never more.")
+register("latency-8", CHAPTER,
+         "Fewest H200 SMs that can pull the 4.42 TB/s the recorded sweep reached when one SM "
+         "alone tops out at 191 GB/s.",
+         h200_sms_to_saturate, unit="SMs",
+         hint="Divide and round up.")
+register("latency-9", CHAPTER,
+         "Bytes in flight on the recorded H200 when the rest of the GPU streams at 3.84 TB/s and "
+         "a load takes 1063 ns.",
+         h200_loaded_in_flight, unit="B",
+         hint="Little's law with the loaded latency, not the idle one.")
+register("latency-10", CHAPTER,
+         "On the recorded H200 (L1 43 cycles, L2 292, DRAM 667), with one L1 load stretched to "
+         "one second, how many seconds does a DRAM load take?",
+         h200_dram_human_seconds, unit="s",
+         hint="The ratio of the DRAM latency to the L1 latency.")

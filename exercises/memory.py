@@ -1,0 +1,110 @@
+"""Numeric exercises of chapter 8, "The memory hierarchy and coalescing".
+
+Every answer is computed by perfmodel here; tests/test_exercises_memory.py checks each
+one against plain arithmetic from the source notes' numbers.
+"""
+from __future__ import annotations
+
+from perfmodel import hierarchy, machines
+
+from .registry import register
+
+CHAPTER = "memory"
+
+SHARED_T4 = 48 * 1024          # half the T4's 96 KB of L1/shared memory given to shared memory
+PARTICLES = 2 ** 26            # records in the structure-of-arrays exercise
+PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, vx, vy, vz, mass, charge
+TRANSPOSE_N = 8192
+REUSE_MB, REUSE_PASSES = 2e6, 50
+# The T4's staircase as the source notes measured it (whole GPU, read bandwidth).
+T4_STAIRCASE = machines.notes_t4()
+
+
+def register_over_l2(name: str) -> float:
+    return hierarchy.level_capacity(name, "registers") / hierarchy.level_capacity(name, "l2")
+
+
+def largest_fp32_tile_t4() -> float:
+    return hierarchy.largest_tile(SHARED_T4, elem_bytes=4)
+
+
+def h200_bf16_ridge_tile() -> float:
+    return hierarchy.tile_for_intensity(machines.get("H200").ridge("bf16_tensor"), elem_bytes=2)
+
+
+def h200_stride4_dram() -> float:
+    return hierarchy.strided_bandwidth(machines.get("H200").bandwidth("dram"), 4, 4, piece=64)
+
+
+def aos_one_field_time() -> float:
+    moved = hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, [0], layout="aos")
+    return moved / machines.get("H200").bandwidth("dram")
+
+
+def transpose_naive_over_tiled() -> float:
+    return (hierarchy.transpose_bytes(TRANSPOSE_N, 4, piece=32, tiled=False)
+            / hierarchy.transpose_bytes(TRANSPOSE_N, 4, piece=32, tiled=True))
+
+
+def gather_slowdown() -> float:
+    return 1 / hierarchy.gather_fraction(value_bytes=4, index_bytes=4, piece=64)
+
+
+def l2_reuse_time() -> float:
+    return REUSE_PASSES * REUSE_MB / T4_STAIRCASE.bandwidth("l2")
+
+
+def kinetic_aos_over_soa() -> float:
+    # m at byte 24, vx vy vz at 12, 16, 20: four of the eight fields.
+    fields = [12, 16, 20, 24]
+    return (hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, fields, layout="aos")
+            / hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, fields, layout="soa"))
+
+
+register("memory-1", CHAPTER,
+         "On a T4, the register file of the whole chip over its L2 cache (both in bytes).",
+         lambda: register_over_l2("T4"), unit="x",
+         hint="40 SMs x 256 KB of registers, against 4 MB of L2.")
+register("memory-2", CHAPTER,
+         "On an H200, the register file of the whole chip over its L2 cache.",
+         lambda: register_over_l2("H200"), unit="x",
+         hint="132 SMs x 256 KB of registers, against 60 MB of L2.")
+register("memory-3", CHAPTER,
+         "The largest edge T of two square FP32 tiles that fit in 48 KB of shared memory.",
+         largest_fp32_tile_t4, unit="elements",
+         hint="2 x T^2 x 4 bytes <= 49,152 bytes; take the whole number below the root.")
+register("memory-4", CHAPTER,
+         "The smallest tile edge T whose BF16 step intensity T/2 reaches the H200's dense "
+         "BF16 tensor-core ridge (989 TFLOP/s over 4.8 TB/s).",
+         h200_bf16_ridge_tile, unit="elements",
+         hint="The ridge is about 206 FLOP/byte; T/2 must reach it.")
+register("memory-5", CHAPTER,
+         "Useful bandwidth on an H200 when a warp reads FP32 values 4 elements apart from "
+         "DRAM (64-byte bursts, 4.8 TB/s), in byte/s.",
+         h200_stride4_dram, unit="byte/s",
+         hint="32 lanes x 16 bytes apart span 512 bytes: 8 bursts for 128 useful bytes.")
+register("memory-6", CHAPTER,
+         "Time on an H200 (4.8 TB/s) to read the x field of 2^26 particles stored as an array "
+         "of 32-byte structures, in seconds.",
+         aos_one_field_time, unit="s",
+         hint="Each lane's x sits in a sector of its own: 32 bytes moved per particle.")
+register("memory-7", CHAPTER,
+         "Bytes moved by a naive 8192 x 8192 FP32 transpose (coalesced reads, column-wise "
+         "writes, 32-byte sectors, nothing merged) over those of a tiled one.",
+         transpose_naive_over_tiled, unit="x",
+         hint="Naive: 4 bytes read + one 32-byte sector written per element; tiled: 4 + 4.")
+register("memory-8", CHAPTER,
+         "Predicted slowdown of a random FP32 gather out[i] = x[idx[i]] from DRAM against "
+         "reading in order, counting the 4-byte index and the 4-byte value as useful.",
+         gather_slowdown, unit="x",
+         hint="Moved: 4 index bytes + a 64-byte burst per value. Useful: 8.")
+register("memory-9", CHAPTER,
+         "On a T4, time for 50 passes over a 2 MB array that stays in the L2 (1.1 TB/s), in "
+         "seconds.",
+         l2_reuse_time, unit="s",
+         hint="50 x 2 MB at 1.1 TB/s.")
+register("memory-10", CHAPTER,
+         "Bytes moved to read mass, vx, vy and vz of every particle (32-byte records, 8 FP32 "
+         "fields) as an array of structures over those as a structure of arrays.",
+         kinetic_aos_over_soa, unit="x",
+         hint="Four of the eight fields sit in one 32-byte sector per particle.")

@@ -1,0 +1,122 @@
+"""Numeric exercises of chapter 9, "Why the roof moves".
+
+Every answer is computed by perfmodel here; tests/test_exercises_moves.py checks each one
+against plain arithmetic from the source notes' numbers and the datasheets.
+"""
+from __future__ import annotations
+
+from perfmodel import clocks, machines, ops, waves
+
+from .registry import register
+
+CHAPTER = "moves"
+
+T4_FP32_HOLD = clocks.T4_MEASURED["matmul_fp32"]          # (FLOP/s, Hz, W): cuBLAS FP32
+T4_TENSOR_HOLD = clocks.T4_MEASURED["matmul_fp16_tensor"]  # the tensor cores held for seconds
+T4_FMA_HOLD = clocks.T4_MEASURED["fma_fp32"]               # the FMA kernel held for seconds
+H200_TENSOR_CLOCK_HZ = 1455e6     # the clock the recorded H200 run held under FP16 matmuls
+BURST_N = 2048                    # the notes' short FP16 product
+BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
+BURST_WINDOW_S = 50e-3            # the notes: the clock is down to its sustained level by then
+GEMV_D = 8192                     # a batch-1 linear layer, d x d weights, on a B200
+TILE = (256, 128)                 # the source notes' tile shape
+
+
+def t4_peak_full_clock() -> float:
+    t4 = machines.get("T4")
+    return clocks.peak(t4.sms, t4.fp32_lanes_per_sm, t4.clock_hz)
+
+
+def t4_cublas_fraction_at_clock() -> float:
+    t4 = machines.get("T4")
+    flops, clock, _ = T4_FP32_HOLD
+    return clocks.fraction_of_peak(flops, t4.peak_flops("fp32"), clock, t4.clock_hz)
+
+
+def t4_tensor_peak_at_570() -> float:
+    return machines.get("T4").with_clock(T4_TENSOR_HOLD[1]).peak_flops("fp16_tensor")
+
+
+def t4_fma_power_for_full_clock() -> float:
+    flops, clock, watts = T4_FMA_HOLD
+    return clocks.power_at_clock(clocks.watts_per_hz(watts, clock), clocks.T4_MAX_CLOCK_HZ)
+
+
+def h200_tensor_peak_at_held_clock() -> float:
+    return machines.get("H200").with_clock(H200_TENSOR_CLOCK_HZ).peak_flops("fp16_tensor")
+
+
+def burst_products_in_window() -> float:
+    return BURST_WINDOW_S / (ops.matmul(BURST_N).flops / BURST_FLOPS)
+
+
+def b200_gemv_nvfp4_time() -> float:
+    b200 = machines.get("B200")
+    return GEMV_D * GEMV_D * ops.dtype_bytes("nvfp4") / b200.bandwidth("dram")
+
+
+def h200_fp8_batch_at_ridge() -> float:
+    """Batch at which a linear layer's intensity, counting only its weights (2 b d^2 FLOPs
+    over d^2 s bytes, so 2b/s), reaches the H200's FP8 tensor ridge."""
+    return machines.get("H200").ridge("fp8_tensor") * ops.dtype_bytes("fp8") / 2
+
+
+def a100_1793_busy_share() -> float:
+    t = waves.tiles(1793, 1793, *TILE)
+    return waves.utilization(t, machines.get("A100").sms)
+
+
+def h200_2049_attainable() -> float:
+    return waves.attainable_fraction(2049, 2049, *TILE, machines.get("H200").sms)
+
+
+register("moves-1", CHAPTER,
+         "Peak FP32 rate of a T4 at its full 1,590 MHz clock (40 SMs x 64 lanes, one FMA per "
+         "lane per cycle), in FLOP/s.",
+         t4_peak_full_clock, unit="FLOP/s",
+         hint="SMs x lanes x 2 FLOPs x clock.")
+register("moves-2", CHAPTER,
+         "Fraction of the T4's FP32 peak at the clock it actually ran at (705 MHz) that cuBLAS "
+         "sustained (3.5 TFLOP/s).",
+         t4_cublas_fraction_at_clock, unit="fraction",
+         hint="Scale 8.1 TFLOP/s by 705 / 1590 first.")
+register("moves-3", CHAPTER,
+         "The T4's FP16 tensor-core datasheet peak (65 TFLOP/s at 1,590 MHz) scaled to the "
+         "570 MHz it held under matmuls, in FLOP/s.",
+         t4_tensor_peak_at_570, unit="FLOP/s",
+         hint="Peaks are proportional to the clock.")
+register("moves-4", CHAPTER,
+         "With board power = 10 W + k x clock, and the FMA kernel's 67 W at 1,365 MHz fixing k, "
+         "the power limit (W) that would let it hold the full 1,590 MHz.",
+         t4_fma_power_for_full_clock, unit="W",
+         hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
+register("moves-5", CHAPTER,
+         "The H200's FP16 tensor-core datasheet peak (989 TFLOP/s at 1,980 MHz) scaled to the "
+         "1,455 MHz it held under matmuls, in FLOP/s.",
+         h200_tensor_peak_at_held_clock, unit="FLOP/s",
+         hint="989 TFLOP/s x 1455 / 1980.")
+register("moves-6", CHAPTER,
+         "How many 2048^3 FP16 products fit in the T4's 50 ms burst window if each ran at the "
+         "burst rate of 41 TFLOP/s throughout.",
+         burst_products_in_window, unit="products",
+         hint="One product is 2 x 2048^3 FLOPs.")
+register("moves-7", CHAPTER,
+         "Time for a B200 (8 TB/s) to read the 8192 x 8192 weights of a linear layer stored in "
+         "NVFP4 (4-bit values plus one 8-bit scale per 16), in seconds.",
+         b200_gemv_nvfp4_time, unit="s",
+         hint="0.5 + 1/16 bytes per weight.")
+register("moves-8", CHAPTER,
+         "Batch size at which a linear layer in FP8 on an H200 (1,979 TFLOP/s, 4.8 TB/s) reaches "
+         "the ridge, counting only the weight bytes.",
+         h200_fp8_batch_at_ridge, unit="rows",
+         hint="Intensity 2b/s FLOP/byte with s = 1 byte; set it equal to the ridge.")
+register("moves-9", CHAPTER,
+         "Share of SM slots busy over all waves for a 1793 x 1793 output in 256 x 128 tiles on "
+         "an A100's 108 SMs (one tile per SM at a time).",
+         a100_1793_busy_share, unit="fraction",
+         hint="120 tiles in 2 waves of 108 slots.")
+register("moves-10", CHAPTER,
+         "The simple tile model's share of the compute roof for a 2049 x 2049 output in "
+         "256 x 128 tiles on an H200's 132 SMs.",
+         h200_2049_attainable, unit="fraction",
+         hint="Useful share of the tiled area times the share of slots busy.")

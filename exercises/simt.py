@@ -1,0 +1,84 @@
+"""Numeric exercises of chapter 6, "Warps, SIMT and divergence".
+
+Every answer is computed by perfmodel here; tests/test_exercises_simt.py checks each one
+against plain arithmetic from the source notes' numbers and the numbers the questions give.
+"""
+from __future__ import annotations
+
+from perfmodel import simt
+
+from .registry import register
+
+CHAPTER = "simt"
+
+ADD_N, ADD_BLOCK = 1_000_000, 256     # the vector add of the hierarchy section
+ODD_BLOCK = 48                        # a block size that is not a multiple of 32
+LONG_SHORT = (100, 40)                # instructions on the long and the short path
+LONG_SHARE = 0.25                     # share of the elements that take the long path
+ONE_IN = 128                          # one busy thread in this many
+T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the notes' dependent chain and its step on a T4
+RARE_P, RARE_LEN, COMMON_LEN = 0.01, 200, 20
+RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
+REGS_T4 = 96                          # registers per thread of the occupancy exercise
+
+
+def mixed_fractions():
+    return [LONG_SHARE, 1 - LONG_SHARE]
+
+
+register("simt-1", CHAPTER,
+         "Warps created by a launch over 1,000,000 elements with 256-thread blocks.",
+         lambda: simt.launch_warps(ADD_N, ADD_BLOCK), unit="warps",
+         hint="Round the blocks up first; each 256-thread block is 8 warps.")
+register("simt-2", CHAPTER,
+         "Share of the issued lanes that hold a thread when blocks have 48 threads, in percent.",
+         lambda: 100 * simt.block_lane_use(ODD_BLOCK), unit="%",
+         hint="48 threads need two warps of 32 lanes.")
+register("simt-3", CHAPTER,
+         "A quarter of the elements take a 100-instruction path, the rest a 40-instruction "
+         "path; slowdown when every warp holds both kinds, against warps sorted by path.",
+         lambda: simt.mixed_over_sorted(mixed_fractions(), LONG_SHORT), unit="x",
+         hint="A mixed warp issues both paths; a sorted warp issues one, on average "
+              "0.25 x 100 + 0.75 x 40.")
+register("simt-4", CHAPTER,
+         "In the mixed case of simt-3, the share of issued lane slots doing useful work, in "
+         "percent.",
+         lambda: 100 * simt.lane_efficiency(mixed_fractions(), LONG_SHORT), unit="%",
+         hint="Useful work per lane is 0.25 x 100 + 0.75 x 40 instructions; every lane "
+              "waits through 140.")
+register("simt-5", CHAPTER,
+         "Predicted time with one busy thread in 128, as a percentage of the time with every "
+         "thread busy.",
+         lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
+         hint="Count the warps holding a busy lane, not the busy threads.")
+register("simt-6", CHAPTER,
+         "The floor of the notes' T4 one-in-k kernel: one warp's chain of 20,000 dependent "
+         "multiply-adds at 3.5 ns each, in seconds.",
+         lambda: simt.dependent_chain_time(T4_CHAIN, T4_STEP), unit="s",
+         hint="Each step waits for the previous one's result.")
+register("simt-7", CHAPTER,
+         "Each lane independently takes a rare branch with probability 1%: the share of "
+         "32-lane warps that must run the rare path, in percent.",
+         lambda: 100 * simt.rare_path_warps(RARE_P), unit="%",
+         hint="A warp avoids the path only if all 32 lanes avoid it: 0.99^32.")
+register("simt-8", CHAPTER,
+         "The rare path of simt-7 costs 200 instructions and the common one 20: slowdown of "
+         "the random branch against the same work sorted by path.",
+         lambda: simt.random_branch_slowdown(RARE_P, RARE_LEN, COMMON_LEN), unit="x",
+         hint="Random: nearly every warp issues the 20, and 27.5% also the 200. Sorted: "
+              "0.01 x 200 + 0.99 x 20 per warp.")
+register("simt-9", CHAPTER,
+         "One warp loops over 32 sequences, one per thread: 31 of 100 tokens and one of "
+         "1,000. Share of its lane slots doing useful work, in percent.",
+         lambda: 100 * simt.loop_efficiency(RAGGED), unit="%",
+         hint="The warp runs 1,000 iterations; count the useful lane-iterations.")
+register("simt-10", CHAPTER,
+         "Occupancy of a T4 SM (65,536 registers, at most 1,024 threads) running 256-thread "
+         "blocks of a kernel that needs 96 registers per thread, in percent.",
+         lambda: 100 * simt.occupancy("T4", REGS_T4, 256), unit="%",
+         hint="Only whole blocks fit: how many blocks of 256 x 96 registers?")
+register("simt-11", CHAPTER,
+         "The most registers per thread that lets an H200 SM (65,536 registers) hold its "
+         "full 2,048 threads.",
+         lambda: simt.registers_for_full_occupancy("H200"), unit="registers",
+         hint="Divide the register file by the thread limit.")

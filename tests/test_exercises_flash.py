@@ -1,0 +1,58 @@
+"""Chapter 10's numeric answers against plain arithmetic from the source notes' numbers
+(nothing here calls perfmodel: each expected value is worked by hand)."""
+import pytest
+from pytest import approx
+
+from exercises import all_exercises, answer, check
+
+H200_BW, H200_FP16 = 4.8e12, 989e12     # H200 datasheet: DRAM byte/s, dense FP16 FLOP/s
+H, D = 16, 64                           # the attention lab's heads and head dimension
+
+EXPECTED = {
+    # weights 4 : 1 : 3 over 8; output (4*2 + 1*6 + 3*1) / 8 = 17/8.
+    # (Tile A: l = 1.25, u = 3.5; tile B: l = 1, u = 1; alpha = 1, beta = 3/4; 4.25 / 2.)
+    "flash-1": 17 / 8,
+    # beta = exp(ln 3 - ln 4) = 3/4.
+    "flash-2": 3 / 4,
+    # 16 heads x (2 x 16384^2 x 2 bytes + 16384 x 64 x 2 bytes).
+    "flash-3": 16 * (2 * 16384 ** 2 * 2 + 16384 * 64 * 2),
+    # 16 heads x (16384 x 64 x 2 bytes + 4 bytes x 16384 rows).
+    "flash-4": 16 * (16384 * 64 * 2 + 4 * 16384),
+    # memory-bound: 16 x (4 x 8192 x 64 + 5 x 8192^2) x 2 bytes at 4.8 TB/s
+    # (the FLOP time, 16 x 4 x 8192^2 x 64 / 989e12 = 0.28 ms, is smaller).
+    "flash-5": 16 * (4 * 8192 * 64 + 5 * 8192 ** 2) * 2 / H200_BW,
+    # compute-bound: 16 x 4 x 8192^2 x 64 FLOPs at 989 TFLOP/s
+    # (the bytes, 16 x 4 x 8192 x 64 x 2 = 67 MB, take 14 us).
+    "flash-6": 16 * 4 * 8192 ** 2 * 64 / H200_FP16,
+    # S / 2 = 989e12 / 4.8e12  ->  S = 2 x 206.04 = 412.
+    "flash-7": 2 * 989e12 / 4.8e12,
+    # (2 x 8192^2 x 2 / 4.8e12) / (2 x 8192^2 x 128 / 989e12) = (4 / 4.8e12) / (256 / 989e12).
+    "flash-8": (4 / 4.8e12) / (256 / 989e12),
+    # (8192 + 8192) x 2 + (8192 + 8192 + 256) x 4 = 32768 + 66560 = 99328 bytes = 97 KiB.
+    "flash-9": ((128 * 64 + 2 * 64 * 64) * 2 + (128 * 64 + 128 * 64 + 2 * 128) * 4) / 1024,
+    # 4 S^2 d / ((2 S d + 128 x 2 S d) x 2) with S / 128 = 128 blocks = 4 S / (2 x 258 x 2).
+    "flash-10": 4 * 16384 / (2 * 2 * (1 + 128)),
+    # 32 x 31 / 2 = 496 of 32 x 32 = 1024 pairs.
+    "flash-11": 496 / 1024,
+}
+
+
+def test_every_flash_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "flash"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_hand_arithmetic(ex_id):
+    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+
+
+def test_checker_accepts_the_rounded_answers():
+    assert "right" in check("flash-1", 2.125)
+    assert "right" in check("flash-2", 0.75)
+    assert "right" in check("flash-3", 17.21e9)
+    assert "right" in check("flash-5", 2.25e-3)
+    assert "right" in check("flash-7", 412)
+    assert "right" in check("flash-9", 97)
+    assert "right" in check("flash-11", 0.48)
+    assert "not yet" in check("flash-2", 1.33)

@@ -1,0 +1,61 @@
+"""Chapter 7's numeric answers against plain arithmetic from the source notes' numbers and
+the recorded H200 run as the questions round it (nothing here calls perfmodel: each
+expected value is worked by hand)."""
+import pytest
+from pytest import approx
+
+from exercises import all_exercises, answer, check
+
+EXPECTED = {
+    # Seed 000: 320 GB/s x 400 ns = 128,000 bytes in flight on a T4.
+    "latency-1": 320e9 * 400e-9,
+    # Seed 003: one warp, 32 threads x 16 bytes = 512 B on order, over 314 ns (about 1.6 GB/s).
+    "latency-2": 32 * 16 / 314e-9,
+    # 275 GB/s x 314 ns = 86,350 B; / 512 B per warp = 168.65 -> 169 warps ("about 170").
+    "latency-3": 169,
+    # H200: 4.8 TB/s x 337 ns = 1,617,600 B; / 4 B = 404,400 threads; / 132 SMs = 3,063.6.
+    "latency-4": 4.8e12 * 337e-9 / 4 / 132,
+    # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind).
+    "latency-5": 28,
+    # T4 at 128 registers: 65,536 / (128 x 32) = 16 warps per SM; 40 x 16 x 32 x 4 B = 81,920 B;
+    # / 400 ns = 204.8 GB/s (below the 320 GB/s roof).
+    "latency-6": 40 * 16 * 32 * 4 / 400e-9,
+    # 10,000 x 4 B = 40,000 B, all on order at once, / 400 ns = 100 GB/s.
+    "latency-7": 10_000 * 4 / 400e-9,
+    # 4.42 TB/s / 191 GB/s = 23.1 -> 24 SMs.
+    "latency-8": 24,
+    # 3.84 TB/s x 1063 ns = 4,081,920 B.
+    "latency-9": 3.84e12 * 1063e-9,
+    # 667 cycles / 43 cycles = 15.5 "seconds".
+    "latency-10": 667 / 43,
+}
+
+
+def test_every_latency_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "latency"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_hand_arithmetic(ex_id):
+    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+
+
+def test_worked_numbers_of_the_chapter():
+    # Seed 003: 314 ns x 275 GB/s is about 85 KB; seed 000: an H100 needs about 2 MB.
+    assert 314e-9 * 275e9 == approx(85e3, rel=0.02)
+    assert 3.35e12 * 600e-9 == approx(2e6, rel=0.01)
+    # 128 KB on a T4 is 32,000 four-byte loads.
+    assert answer("latency-1") / 4 == approx(32_000)
+
+
+def test_checker_accepts_the_rounded_answers():
+    assert "right" in check("latency-1", 128_000)
+    assert "right" in check("latency-2", 1.63e9)
+    assert "right" in check("latency-3", 169)
+    assert "right" in check("latency-4", 3064)
+    assert "right" in check("latency-5", 28)
+    assert "not yet" in check("latency-5", 64)   # the SM's limit, not the register budget
+    assert "right" in check("latency-6", 205e9)
+    assert "right" in check("latency-8", 24)
+    assert "right" in check("latency-10", 15.5)

@@ -1,0 +1,64 @@
+"""Chapter 8's numeric answers against plain arithmetic from the source notes' numbers
+(nothing here calls perfmodel: each expected value is worked by hand)."""
+import math
+
+import pytest
+from pytest import approx
+
+from exercises import all_exercises, answer, check
+
+KB, MB = 1024, 1024 ** 2
+H200_BW = 4.8e12              # H200 datasheet HBM3e, byte/s
+H200_BF16 = 989e12            # H200 dense BF16 tensor cores, FLOP/s
+
+EXPECTED = {
+    # T4: 40 SMs x 256 KB of registers = 10 MB, over a 4 MB L2.
+    "memory-1": 40 * 256 * KB / (4 * MB),
+    # H200: 132 SMs x 256 KB = 33 MB of registers, over a 60 MB L2.
+    "memory-2": 132 * 256 * KB / (60 * MB),
+    # 2 x T^2 x 4 <= 49,152 -> T^2 <= 6,144 -> T = 78 (78^2 = 6,084; 79^2 = 6,241).
+    "memory-3": 78,
+    # ridge 989e12 / 4.8e12 = 206.04 FLOP/B; T/2 >= 206.04 -> T >= 412.08 -> 413.
+    "memory-4": 413,
+    # stride 4: 32 lanes x 16 B = 512 B = 8 bursts of 64 B for 128 useful B -> 1/4 of 4.8 TB/s.
+    "memory-5": H200_BW * 128 / 512,
+    # one 32-byte sector per particle: 2^26 x 32 B at 4.8 TB/s.
+    "memory-6": 2 ** 26 * 32 / H200_BW,
+    # naive (4 + 32) B per element, tiled (4 + 4) B: 36 / 8.
+    "memory-7": 36 / 8,
+    # moved 4 + 64 = 68 B for 4 + 4 = 8 useful B: 68 / 8.
+    "memory-8": 68 / 8,
+    # 50 x 2 MB at 1.1 TB/s (the source notes' measured T4 L2).
+    "memory-9": 50 * 2e6 / 1.1e12,
+    # AoS: the whole 32-byte record (one sector); SoA: four 4-byte fields = 16 B.
+    "memory-10": 32 / 16,
+}
+
+
+def test_every_memory_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "memory"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_hand_arithmetic(ex_id):
+    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+
+
+def test_worked_numbers_of_the_chapter():
+    # Seed 003: in order 240 GB/s, gathered 14 GB/s on the T4: about 17 times slower.
+    assert 240 / 14 == approx(17, rel=0.01)
+    # Seed 003's staircase: L1 about 14x DRAM (3.9 / 0.27), L2 about 4x (1.1 / 0.27).
+    assert round(3.9 / 0.27) == 14 and round(1.1 / 0.27) == 4
+    # Seed 002: a 32 x 32 FP32 tile reaches T/s = 8 FLOP/byte.
+    assert 32 / 4 == 8
+    assert math.isqrt(49152 // 8) == 78
+
+
+def test_checker_accepts_the_rounded_answers():
+    assert "right" in check("memory-1", 2.5)
+    assert "right" in check("memory-3", 78)
+    assert "right" in check("memory-5", 1.2e12)
+    assert "right" in check("memory-6", 447e-6)
+    assert "right" in check("memory-8", 8.5)
+    assert "not yet" in check("memory-7", 9)

@@ -1,0 +1,55 @@
+"""Chapter 9's numeric answers against plain arithmetic from the source notes' numbers and
+the datasheets (nothing here calls perfmodel: each expected value is worked by hand)."""
+import pytest
+from pytest import approx
+
+from exercises import all_exercises, answer, check
+
+EXPECTED = {
+    # 40 SMs x 64 lanes x 2 FLOPs x 1.59 GHz.
+    "moves-1": 40 * 64 * 2 * 1.59e9,
+    # 3.5 TFLOP/s over 8.1 TFLOP/s x 705/1590 (the notes: 97%).
+    "moves-2": 3.5e12 / (8.1e12 * 705 / 1590),
+    # 65 TFLOP/s x 570/1590.
+    "moves-3": 65e12 * 570 / 1590,
+    # k = (67 - 10) / 1365e6 W/Hz; 10 + k x 1590e6.
+    "moves-4": 10 + (67 - 10) / 1365e6 * 1590e6,
+    # 989 TFLOP/s x 1455/1980.
+    "moves-5": 989e12 * 1455 / 1980,
+    # 50 ms / (2 x 2048^3 / 41 TFLOP/s).
+    "moves-6": 50e-3 / (2 * 2048 ** 3 / 41e12),
+    # 8192^2 weights x (0.5 + 1/16) bytes at 8 TB/s.
+    "moves-7": 8192 ** 2 * (0.5 + 1 / 16) / 8e12,
+    # 2b / 1 byte = 1979e12 / 4.8e12  ->  b = 1979 / 4.8 / 2.
+    "moves-8": 1979e12 / 4.8e12 / 2,
+    # 1793: 8 x 15 = 120 tiles, 2 waves of 108 slots.
+    "moves-9": 120 / (2 * 108),
+    # 2049: 9 x 17 = 153 tiles of 256 x 128; 2 waves of 132 slots.
+    "moves-10": 2049 ** 2 / (153 * 256 * 128) * 153 / (2 * 132),
+}
+
+
+def test_every_moves_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "moves"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_hand_arithmetic(ex_id):
+    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+
+
+def test_worked_numbers_of_the_chapter():
+    # Seed 003: 40 x 64 x 2 x 0.705 GHz = 3.61 TFLOP/s, and cuBLAS's 3.52 is 97% of it.
+    assert 40 * 64 * 2 * 0.705e9 == approx(3.61e12, rel=1e-3)
+    # Seed 002: 1792 -> 7 x 14 = 98 tiles, 1793 -> 8 x 15 = 120 on 108 SMs: 12 in wave two.
+    assert 120 - 108 == 12
+
+
+def test_checker_accepts_the_rounded_answers():
+    assert "right" in check("moves-1", 8.14e12)
+    assert "right" in check("moves-2", 0.97)
+    assert "right" in check("moves-4", 76.4)
+    assert "right" in check("moves-8", 206)
+    assert "right" in check("moves-9", 0.556)
+    assert "not yet" in check("moves-9", 1)

@@ -1,0 +1,56 @@
+"""Chapter 6's numeric answers against plain arithmetic from the source notes' numbers and
+the numbers the questions give (nothing here calls perfmodel: each value is worked by hand)."""
+import pytest
+from pytest import approx
+
+from exercises import all_exercises, answer, check
+
+EXPECTED = {
+    # ceil(1,000,000 / 256) = 3,907 blocks, each 256 / 32 = 8 warps.
+    "simt-1": 3907 * 8,
+    # 48 threads fill two warps: 48 of 64 lanes.
+    "simt-2": 100 * 48 / 64,
+    # mixed warps issue 100 + 40 = 140; sorted warps 0.25 x 100 + 0.75 x 40 = 55.
+    "simt-3": 140 / 55,
+    # useful 55 of 140 lane slots.
+    "simt-4": 100 * 55 / 140,
+    # one busy in 128: 32 / 128 of the warps hold a busy lane.
+    "simt-5": 100 * 32 / 128,
+    # the notes' floor: 20,000 dependent multiply-adds x 3.5 ns.
+    "simt-6": 20_000 * 3.5e-9,
+    # 1 - 0.99^32 of the warps hold a lane on the rare path.
+    "simt-7": 100 * (1 - 0.99 ** 32),
+    # random: 20 x (1 - 0.01^32) + 200 x (1 - 0.99^32); sorted: 0.01 x 200 + 0.99 x 20 = 21.8.
+    "simt-8": (20 * (1 - 0.01 ** 32) + 200 * (1 - 0.99 ** 32)) / 21.8,
+    # (31 x 100 + 1,000) useful of 32 x 1,000 lane-iterations.
+    "simt-9": 100 * (31 * 100 + 1000) / (32 * 1000),
+    # 65,536 / (96 x 256) = 2.67 -> 2 blocks = 512 of 1,024 threads.
+    "simt-10": 100 * 512 / 1024,
+    # 65,536 registers / 2,048 threads.
+    "simt-11": 65536 / 2048,
+}
+
+
+def test_every_simt_exercise_is_checked():
+    ids = {e.id for e in all_exercises() if e.chapter == "simt"}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
+def test_answer_matches_hand_arithmetic(ex_id):
+    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+
+
+def test_checker_accepts_the_rounded_answers():
+    assert "right" in check("simt-1", 31_256)
+    assert "right" in check("simt-3", 2.55)
+    assert "right" in check("simt-4", 39.3)
+    assert "right" in check("simt-5", 25)
+    assert "right" in check("simt-6", 70e-6)
+    assert "right" in check("simt-7", 27.5)
+    assert "right" in check("simt-8", 3.44)
+    assert "right" in check("simt-9", 12.8)
+    assert "right" in check("simt-10", 50)
+    assert "right" in check("simt-11", 32)
+    assert "not yet" in check("simt-5", 100 / 128)
+    assert "not yet" in check("simt-10", 100 * 682 / 1024)
