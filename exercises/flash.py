@@ -10,6 +10,7 @@ import math
 from perfmodel import hierarchy, machines, ops, roofline, softmax
 
 from .registry import register
+from .triage import attention_store_over_recompute
 
 CHAPTER = "flash"
 
@@ -62,11 +63,7 @@ def flash_ridge_seq() -> float:
 
 def store_over_recompute_h200() -> float:
     """Writing and re-reading the S x S FP16 probabilities over recomputing Q K^T."""
-    s2 = float(BWD_SEQ) ** 2
-    store = ops.Op("store and reload P", 0.0, 2 * s2 * FP16, "fp16")
-    recompute = ops.Op("recompute Q K^T", 2 * s2 * BWD_D, 0.0, "fp16")
-    return (roofline.memory_time("H200", store)
-            / roofline.compute_time("H200", recompute, unit="fp16_tensor"))
+    return attention_store_over_recompute("H200", BWD_SEQ, BWD_D)
 
 
 def block_sram_kib() -> float:

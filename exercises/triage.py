@@ -68,14 +68,16 @@ def h200_fused_relu_time() -> float:
     return roofline.speed_of_light("H200", ops.scale_shift_relu(FUSION_N, fused=True))
 
 
-def attention_store_over_recompute() -> float:
-    """Time to write and re-read the S x S probabilities over the time to recompute Q K^T."""
-    h100 = machines.get("H100")
-    s2 = float(ATTN_SEQ) ** 2
+def attention_store_over_recompute(machine="H100", seq: int = ATTN_SEQ,
+                                   head_dim: int = ATTN_D) -> float:
+    """Time to write and re-read the seq x seq FP16 probabilities over the time to
+    recompute Q K^T on the tensor cores, on ``machine``."""
+    m = machines.get(machine) if isinstance(machine, str) else machine
+    s2 = float(seq) ** 2
     store = ops.Op("store and reload P", 0.0, 2 * s2 * ops.dtype_bytes("fp16"), "fp16")
-    recompute = ops.Op("recompute Q K^T", 2 * s2 * ATTN_D, 0.0, "fp16")
-    return (roofline.memory_time(h100, store)
-            / roofline.compute_time(h100, recompute, unit="fp16_tensor"))
+    recompute = ops.Op("recompute Q K^T", 2 * s2 * head_dim, 0.0, "fp16")
+    return (roofline.memory_time(m, store)
+            / roofline.compute_time(m, recompute, unit="fp16_tensor"))
 
 
 def h200_add_with_copies_time() -> float:

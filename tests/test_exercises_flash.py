@@ -1,9 +1,9 @@
 """Chapter 10's numeric answers against plain arithmetic from the source notes' numbers
 (nothing here calls perfmodel: each expected value is worked by hand)."""
-import pytest
-from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import check
+
+from exercise_checks import chapter_checks
 
 H200_BW, H200_FP16 = 4.8e12, 989e12     # H200 datasheet: DRAM byte/s, dense FP16 FLOP/s
 H, D = 16, 64                           # the attention lab's heads and head dimension
@@ -37,14 +37,9 @@ EXPECTED = {
 }
 
 
-def test_every_flash_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "flash"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "flash", EXPECTED)
 
 
 def test_checker_accepts_the_rounded_answers():

@@ -2,9 +2,10 @@
 notes' numbers (never perfmodel's output copied)."""
 import math
 
-import pytest
 
-from exercises import all_exercises, answer, check
+from exercises import check
+
+from exercise_checks import chapter_checks
 
 D = 4096
 
@@ -34,14 +35,9 @@ EXPECTED = {
 }
 
 
-def test_every_intensity_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "intensity"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_independent_arithmetic(ex_id):
-    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-3)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "intensity", EXPECTED, rel=1e-3)
 
 
 def test_source_notes_rounded_figures_are_accepted():

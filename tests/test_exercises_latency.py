@@ -1,10 +1,11 @@
 """Chapter 7's numeric answers against plain arithmetic from the source notes' numbers and
 the recorded H200 run as the questions round it (nothing here calls perfmodel: each
 expected value is worked by hand)."""
-import pytest
 from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import answer, check
+
+from exercise_checks import chapter_checks
 
 EXPECTED = {
     # Seed 000: 320 GB/s x 400 ns = 128,000 bytes in flight on a T4.
@@ -31,14 +32,9 @@ EXPECTED = {
 }
 
 
-def test_every_latency_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "latency"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "latency", EXPECTED)
 
 
 def test_worked_numbers_of_the_chapter():

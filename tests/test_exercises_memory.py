@@ -2,10 +2,11 @@
 (nothing here calls perfmodel: each expected value is worked by hand)."""
 import math
 
-import pytest
 from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import check
+
+from exercise_checks import chapter_checks
 
 KB, MB = 1024, 1024 ** 2
 H200_BW = 4.8e12              # H200 datasheet HBM3e, byte/s
@@ -35,14 +36,9 @@ EXPECTED = {
 }
 
 
-def test_every_memory_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "memory"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "memory", EXPECTED)
 
 
 def test_worked_numbers_of_the_chapter():

@@ -1,9 +1,10 @@
 """Chapter 9's numeric answers against plain arithmetic from the source notes' numbers and
 the datasheets (nothing here calls perfmodel: each expected value is worked by hand)."""
-import pytest
 from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import check
+
+from exercise_checks import chapter_checks
 
 EXPECTED = {
     # 40 SMs x 64 lanes x 2 FLOPs x 1.59 GHz.
@@ -29,14 +30,9 @@ EXPECTED = {
 }
 
 
-def test_every_moves_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "moves"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "moves", EXPECTED)
 
 
 def test_worked_numbers_of_the_chapter():

@@ -2,9 +2,10 @@
 notes' numbers (never perfmodel's output copied)."""
 import math
 
-import pytest
 
-from exercises import all_exercises, answer, check
+from exercises import answer, check
+
+from exercise_checks import chapter_checks
 
 D = 4096
 
@@ -38,14 +39,9 @@ EXPECTED = {
 }
 
 
-def test_every_roofline_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "roofline"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_independent_arithmetic(ex_id):
-    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-3)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "roofline", EXPECTED, rel=1e-3)
 
 
 def test_crossovers_straddle_the_batch_256_layer():

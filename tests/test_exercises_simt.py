@@ -1,9 +1,9 @@
 """Chapter 6's numeric answers against plain arithmetic from the source notes' numbers and
 the numbers the questions give (nothing here calls perfmodel: each value is worked by hand)."""
-import pytest
-from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import check
+
+from exercise_checks import chapter_checks
 
 EXPECTED = {
     # ceil(1,000,000 / 256) = 3,907 blocks, each 256 / 32 = 8 warps.
@@ -31,14 +31,9 @@ EXPECTED = {
 }
 
 
-def test_every_simt_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "simt"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=1e-9)
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "simt", EXPECTED)
 
 
 def test_checker_accepts_the_rounded_answers():

@@ -1,9 +1,10 @@
 """Chapter 5's numeric answers against plain arithmetic from the source notes' numbers
 (nothing here calls perfmodel: each expected value is worked by hand)."""
-import pytest
 from pytest import approx
 
-from exercises import all_exercises, answer, check
+from exercises import answer, check
+
+from exercise_checks import chapter_checks
 
 # The expected values, from the seeds' figures only.
 T4_BW = 320e9                 # T4 datasheet DRAM, byte/s
@@ -38,16 +39,10 @@ EXPECTED = {
 }
 
 
-def test_every_triage_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "triage"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer_matches_hand_arithmetic(ex_id):
-    # triage-11 is found on a grid of sizes 16 apart, so it may land up to one step late.
-    rel = 1e-3 if ex_id == "triage-11" else 1e-9
-    assert answer(ex_id) == approx(EXPECTED[ex_id], rel=rel)
+# triage-11 is found on a grid of sizes 16 apart, so it may land up to one step late.
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "triage", EXPECTED, rel_by_id={"triage-11": 1e-3})
 
 
 def test_worked_numbers_of_the_chapter():

@@ -1,8 +1,9 @@
 """Each numeric answer of "Why GPUs exist" against plain arithmetic from the source notes'
 numbers (never perfmodel's output copied)."""
-import pytest
 
-from exercises import all_exercises, answer, check
+from exercises import answer
+
+from exercise_checks import chapter_checks
 
 ADD = 2 ** 28
 EXPECTED = {
@@ -27,15 +28,9 @@ EXPECTED = {
 }
 
 
-def test_every_why_gpus_exercise_is_checked():
-    ids = {e.id for e in all_exercises() if e.chapter == "why-gpus"}
-    assert ids == set(EXPECTED)
-
-
-@pytest.mark.parametrize("ex_id", sorted(EXPECTED))
-def test_answer(ex_id):
-    assert answer(ex_id) == pytest.approx(EXPECTED[ex_id], rel=1e-9)
-    assert check(ex_id, EXPECTED[ex_id]).startswith(f"{ex_id}: right")
+(test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
+ test_checker_says_right_for_the_worked_value) = chapter_checks(
+    "why-gpus", EXPECTED)
 
 
 def test_the_model_reproduces_the_notes_regimes():
