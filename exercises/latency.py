@@ -112,8 +112,8 @@ register("latency-8", CHAPTER,
          h200_sms_to_saturate, unit="SMs",
          hint="Divide and round up.")
 register("latency-9", CHAPTER,
-         "Bytes in flight on the recorded H200 when the rest of the GPU streams at 3.84 TB/s and "
-         "a load takes 1063 ns.",
+         "Bytes Little's law puts in flight on the recorded H200 when the GPU streams at "
+         "3.84 TB/s and a load takes 1063 ns.",
          h200_loaded_in_flight, unit="B",
          hint="Little's law with the loaded latency, not the idle one.")
 register("latency-10", CHAPTER,

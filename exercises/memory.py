@@ -11,11 +11,11 @@ from .registry import register
 
 CHAPTER = "memory"
 
-SHARED_T4 = 48 * 1024          # half the T4's 96 KB of L1/shared memory given to shared memory
+SHARED_T4 = 48 * 1024          # 48 KiB: the shared memory a CUDA block gets without opting in
 PARTICLES = 2 ** 26            # records in the structure-of-arrays exercise
 PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, vx, vy, vz, mass, charge
 TRANSPOSE_N = 8192
-REUSE_MB, REUSE_PASSES = 2e6, 50
+REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
 # The T4's staircase as the source notes measured it (whole GPU, read bandwidth).
 T4_STAIRCASE = machines.notes_t4()
 
@@ -64,13 +64,13 @@ def kinetic_aos_over_soa() -> float:
 register("memory-1", CHAPTER,
          "On a T4, the register file of the whole chip over its L2 cache (both in bytes).",
          lambda: register_over_l2("T4"), unit="x",
-         hint="40 SMs x 256 KB of registers, against 4 MB of L2.")
+         hint="40 SMs x 256 KiB of registers, against 4 MiB of L2.")
 register("memory-2", CHAPTER,
          "On an H200, the register file of the whole chip over its L2 cache.",
          lambda: register_over_l2("H200"), unit="x",
-         hint="132 SMs x 256 KB of registers, against 60 MB of L2.")
+         hint="132 SMs x 256 KiB of registers, against 60 MiB of L2.")
 register("memory-3", CHAPTER,
-         "The largest edge T of two square FP32 tiles that fit in 48 KB of shared memory.",
+         "The largest edge T of two square FP32 tiles that fit in 48 KiB of shared memory.",
          largest_fp32_tile_t4, unit="elements",
          hint="2 x T^2 x 4 bytes <= 49,152 bytes; take the whole number below the root.")
 register("memory-4", CHAPTER,

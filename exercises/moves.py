@@ -18,6 +18,7 @@ H200_TENSOR_CLOCK_HZ = 1455e6     # the clock the recorded H200 run held under F
 BURST_N = 2048                    # the notes' short FP16 product
 BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
 BURST_WINDOW_S = 50e-3            # the notes: the clock is down to its sustained level by then
+TRAINING_FLOPS = 1e21             # exercise 11's training job, all BF16 matrix products
 GEMV_D = 8192                     # a batch-1 linear layer, d x d weights, on a B200
 TILE = (256, 128)                 # the source notes' tile shape
 
@@ -28,9 +29,11 @@ def t4_peak_full_clock() -> float:
 
 
 def t4_cublas_fraction_at_clock() -> float:
+    """cuBLAS's sustained FP32 rate over the lanes' peak at the clock it held
+    (40 x 64 x 2 x 705 MHz, as the source notes work it)."""
     t4 = machines.get("T4")
     flops, clock, _ = T4_FP32_HOLD
-    return clocks.fraction_of_peak(flops, t4.peak_flops("fp32"), clock, t4.clock_hz)
+    return flops / clocks.peak(t4.sms, t4.fp32_lanes_per_sm, clock)
 
 
 def t4_tensor_peak_at_570() -> float:
@@ -61,6 +64,10 @@ def h200_fp8_batch_at_ridge() -> float:
     return machines.get("H200").ridge("fp8_tensor") * ops.dtype_bytes("fp8") / 2
 
 
+def h200_training_hours_at_datasheet() -> float:
+    return TRAINING_FLOPS / machines.get("H200").peak_flops("bf16_tensor") / 3600
+
+
 def a100_1793_busy_share() -> float:
     t = waves.tiles(1793, 1793, *TILE)
     return waves.utilization(t, machines.get("A100").sms)
@@ -77,9 +84,9 @@ register("moves-1", CHAPTER,
          hint="SMs x lanes x 2 FLOPs x clock.")
 register("moves-2", CHAPTER,
          "Fraction of the T4's FP32 peak at the clock it actually ran at (705 MHz) that cuBLAS "
-         "sustained (3.5 TFLOP/s).",
+         "sustained (3.5 TFLOP/s); 40 SMs x 64 lanes x 2 FLOPs per FMA.",
          t4_cublas_fraction_at_clock, unit="fraction",
-         hint="Scale 8.1 TFLOP/s by 705 / 1590 first.")
+         hint="The peak at 705 MHz is 40 x 64 x 2 x 705 MHz; divide 3.5 TFLOP/s by it.")
 register("moves-3", CHAPTER,
          "The T4's FP16 tensor-core datasheet peak (65 TFLOP/s at 1,590 MHz) scaled to the "
          "570 MHz it held under matmuls, in FLOP/s.",
@@ -120,3 +127,8 @@ register("moves-10", CHAPTER,
          "256 x 128 tiles on an H200's 132 SMs.",
          h200_2049_attainable, unit="fraction",
          hint="Useful share of the tiled area times the share of slots busy.")
+register("moves-11", CHAPTER,
+         "Hours for 10^21 FLOPs of BF16 matrix multiplication on one H200 at its BF16 datasheet "
+         "peak of 989 TFLOP/s.",
+         h200_training_hours_at_datasheet, unit="hours",
+         hint="Seconds = FLOPs / (FLOP/s); divide by 3600.")

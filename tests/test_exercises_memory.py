@@ -13,9 +13,10 @@ H200_BW = 4.8e12              # H200 datasheet HBM3e, byte/s
 H200_BF16 = 989e12            # H200 dense BF16 tensor cores, FLOP/s
 
 EXPECTED = {
-    # T4: 40 SMs x 256 KB of registers = 10 MB, over a 4 MB L2.
+    # T4 (seed 003's table): 40 SMs x 256 KiB of registers = 10 MiB, over a 4 MiB L2.
     "memory-1": 40 * 256 * KB / (4 * MB),
-    # H200: 132 SMs x 256 KB = 33 MB of registers, over a 60 MB L2.
+    # H200: 132 SMs x 256 KiB = 33 MiB of registers (Hopper whitepaper), over the 60 MiB L2
+    # the card reports (labs/results/H200/*.json, context.l2_bytes = 62,914,560).
     "memory-2": 132 * 256 * KB / (60 * MB),
     # 2 x T^2 x 4 <= 49,152 -> T^2 <= 6,144 -> T = 78 (78^2 = 6,084; 79^2 = 6,241).
     "memory-3": 78,
@@ -49,6 +50,11 @@ def test_worked_numbers_of_the_chapter():
     # Seed 002: a 32 x 32 FP32 tile reaches T/s = 8 FLOP/byte.
     assert 32 / 4 == 8
     assert math.isqrt(49152 // 8) == 78
+    # Exercise 1(c): a T4 SM's 65,536 registers (seed 003) at 128 per thread: 512 threads.
+    assert 65536 // 128 == 512
+    # Exercise 8: counting only the values halves both kernels' useful bytes; the ratio of
+    # their times stays 68 / 8.
+    assert (68 / 4) / (8 / 4) == 68 / 8
 
 
 def test_checker_accepts_the_rounded_answers():

@@ -9,8 +9,8 @@ from exercise_checks import chapter_checks
 EXPECTED = {
     # 40 SMs x 64 lanes x 2 FLOPs x 1.59 GHz.
     "moves-1": 40 * 64 * 2 * 1.59e9,
-    # 3.5 TFLOP/s over 8.1 TFLOP/s x 705/1590 (the notes: 97%).
-    "moves-2": 3.5e12 / (8.1e12 * 705 / 1590),
+    # 3.5 TFLOP/s over 40 x 64 x 2 x 0.705 GHz = 3.61 TFLOP/s (the notes: 97%).
+    "moves-2": 3.5e12 / (40 * 64 * 2 * 0.705e9),
     # 65 TFLOP/s x 570/1590.
     "moves-3": 65e12 * 570 / 1590,
     # k = (67 - 10) / 1365e6 W/Hz; 10 + k x 1590e6.
@@ -27,6 +27,8 @@ EXPECTED = {
     "moves-9": 120 / (2 * 108),
     # 2049: 9 x 17 = 153 tiles of 256 x 128; 2 waves of 132 slots.
     "moves-10": 2049 ** 2 / (153 * 256 * 128) * 153 / (2 * 132),
+    # 10^21 FLOPs at the H200's 989 TFLOP/s BF16 datasheet peak, in hours.
+    "moves-11": 1e21 / 989e12 / 3600,
 }
 
 
@@ -48,4 +50,5 @@ def test_checker_accepts_the_rounded_answers():
     assert "right" in check("moves-4", 76.4)
     assert "right" in check("moves-8", 206)
     assert "right" in check("moves-9", 0.556)
+    assert "right" in check("moves-11", 281)
     assert "not yet" in check("moves-9", 1)
