@@ -208,14 +208,16 @@ def plot(results: list[dict]):
 
     fig = p.figure("Attention: naive vs fused (SDPA) vs the tiled online softmax", cols=2,
                    subtitles=("peak memory beside the inputs", "time (no mask)"))
+    every_impl = sorted({row["impl"] for r in results for row in r["rows"] if row.get("available")})
     for i, r, name in p.each(results):
         impls = sorted({row["impl"] for row in r["rows"] if row.get("available")})
         for impl in impls:
             rs = sorted(p.rows(r, impl=impl, causal=False, available=True), key=lambda x: x["seq"])
+            k = every_impl.index(impl)
             p.points(fig, i, p.column(rs, "seq"), p.column(rs, "peak_bytes"), f"{name}: {impl}",
-                     col=1)
+                     col=1, series=k)
             p.points(fig, i, p.column(rs, "seq"), p.column(rs, "seconds"), f"{name}: {impl}",
-                     col=2, showlegend=False)
+                     col=2, showlegend=False, series=k)
         if i == 0:
             seqs = sorted({row["seq"] for row in r["rows"] if "seq" in row})
             par = r["params"]

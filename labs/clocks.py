@@ -152,11 +152,11 @@ def plot(results: list[dict]):
                              marker_color=p.COLORS[i % len(p.COLORS)],
                              text=[f"{c / 1e6:.0f} MHz" if c else "" for c in
                                    p.column(holds, "sm_clock_hz")]), row=1, col=1)
-        for kind, dash in (("idle", "solid"), ("stream", "dot")):
+        for k, kind in enumerate(("idle", "stream")):
             b = p.rows(r, kind="burst", prelude=kind)
             p.points(fig, i, [1e3 * t for t in p.column(b, "t_s")],
                      [c / 1e6 for c in p.column(b, "clock_hz")], f"{name}: after {kind}",
-                     col=2, mode="lines+markers" if len(b) < 5 else "lines")
+                     col=2, mode="lines+markers" if len(b) < 5 else "lines", series=k)
             if b and kind == "stream":
                 fig.data[-1].line.dash = "dot"
     p.axes(fig, "", "rate / datasheet peak at that clock", xlog=None, ylog=False, col=1)

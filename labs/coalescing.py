@@ -209,10 +209,10 @@ def plot(results: list[dict]):
     fig = p.figure("Coalescing: the same bytes, in a different order", cols=2,
                    subtitles=("useful bandwidth vs stride", "gather and torch view"))
     for i, r, name in p.each(results):
-        for place in PLACEMENTS:
+        for k, place in enumerate(PLACEMENTS):
             rs = p.rows(r, experiment="stride", placement=place)
             p.points(fig, i, p.column(rs, "stride"), p.column(rs, "useful_bandwidth"),
-                     f"{name}: {place.upper()}", col=1)
+                     f"{name}: {place.upper()}", col=1, series=k)
             if i == 0 and rs:
                 p.model(fig, p.column(rs, "stride"), p.column(rs, "predicted"),
                         f"model ({PLACEMENTS[place]}-byte pieces)", col=1,

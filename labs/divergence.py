@@ -180,13 +180,14 @@ def plot(results: list[dict]):
     fig = p.figure("Divergence: the warp is the unit of cost", cols=2,
                    subtitles=("slowdown vs paths (same work)", "one busy thread in k"))
     for i, r, name in p.each(results):
-        for split, dash in (("within", None), ("between", None)):
+        for k, split in enumerate(("within", "between")):
             rs = p.rows(r, experiment="paths", split=split)
             p.points(fig, i, p.column(rs, "paths"), p.column(rs, "slowdown"),
                      f"{name}: split {'through every warp' if split == 'within' else 'between warps'}",
-                     col=1)
+                     col=1, series=k)
         rs = p.rows(r, experiment="one_in_k")
-        p.points(fig, i, p.column(rs, "k"), p.column(rs, "relative"), f"{name}: one in k", col=2)
+        p.points(fig, i, p.column(rs, "k"), p.column(rs, "relative"), f"{name}: one in k", col=2,
+                 series=2)
         if i == 0 and rs and rs[0].get("predicted") is not None:
             p.model(fig, p.column(rs, "k"), p.column(rs, "predicted"),
                     "model: busy warps, floored by one warp's chain", col=2)

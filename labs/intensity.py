@@ -169,9 +169,9 @@ def plot(results: list[dict]):
             p.roof(fig, s["fma_flops"], bw, f"roofline from {name}'s measured roofs", col=1)
         for name in (LAUNCHES if i == 0 else ()):
             if any(f"seconds_{name}" in x for x in knob):
-                p.points(fig, len(results) + list(LAUNCHES).index(name), p.column(knob, "k"),
-                         p.column(knob, f"seconds_{name}"), f"{name} launch", col=2,
-                         mode="lines")
+                p.points(fig, 1, p.column(knob, "k"), p.column(knob, f"seconds_{name}"),
+                         f"{name} launch", col=2, mode="lines",
+                         series=2 + list(LAUNCHES).index(name))
         if i == 0 and knob and bw:
             ks = p.column(knob, "k")
             p.model(fig, ks, [model_seconds(k, nbytes / 8, s["fma_flops"], bw) for k in ks],

@@ -282,12 +282,12 @@ def plot(results: list[dict]):
     fig = p.figure("Little's law: bytes in flight = bandwidth x latency", cols=3,
                    subtitles=("vs warps", "vs bytes in flight", "loaded latency"))
     for i, r, name in p.each(results):
-        for ilp in ILPS:
+        for k, ilp in enumerate(ILPS):
             rs = p.rows(r, experiment="grid", loads_per_thread=ilp)
             p.points(fig, i, p.column(rs, "warps"), p.column(rs, "bandwidth"),
-                     f"{name}: L = {ilp}", col=1)
+                     f"{name}: L = {ilp}", col=1, series=k)
             p.points(fig, i, p.column(rs, "bytes_in_flight"), p.column(rs, "bandwidth"),
-                     f"{name}: L = {ilp}", col=2, showlegend=False,
+                     f"{name}: L = {ilp}", col=2, showlegend=False, series=k,
                      text=[f"{row['seconds'] / row['iters'] * 1e9:.0f} ns a turn" for row in rs])
         ref = [row for row in r["rows"] if row.get("experiment") == "reference"]
         if ref:
@@ -298,7 +298,7 @@ def plot(results: list[dict]):
         if best is not None and "kernel" in best:   # the kernel that reached the SM's cap
             sm = [row for row in sm if row.get("kernel") == best["kernel"]]
         p.points(fig, i, p.column(sm, "bytes_in_flight"), p.column(sm, "bandwidth"),
-                 f"{name}: all warps on one SM", col=2, mode="markers+lines")
+                 f"{name}: all warps on one SM", col=2, mode="markers+lines", series=len(ILPS))
         model = p.rows(r, experiment="model")
         if i == 0 and model:
             m = model[0]
@@ -307,7 +307,7 @@ def plot(results: list[dict]):
                               for x in xs], "model: min(peak, in flight / idle latency)", col=2)
         loaded = p.rows(r, experiment="loaded_latency")
         p.points(fig, i, p.column(loaded, "stream_bandwidth"), p.column(loaded, "latency_ns"),
-                 f"{name}: loaded latency", col=3)
+                 f"{name}: loaded latency", col=3, series=len(ILPS) + 1)
     p.axes(fig, "warps", "bytes read per second", col=1)
     p.axes(fig, "bytes in flight", "bytes read per second", col=2)
     p.axes(fig, "streaming bandwidth beside it (B/s)", "ns per load", xlog=False, col=3)

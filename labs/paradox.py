@@ -163,11 +163,13 @@ def plot(results: list[dict]):
         for i, r, name in p.each(results):
             rs = p.rows(r, kind=kind)
             n = p.column(rs, "n")
-            for key, what in (("gpu_resident_s", "data resident"), ("gpu_copies_s", "with copies")):
+            for k, (key, what) in enumerate((("gpu_resident_s", "data resident"),
+                                             ("gpu_copies_s", "with copies"))):
                 sp = [r_["cpu_s"] / r_[key] if r_.get("cpu_s") and r_.get(key) else
                       r_.get("speedup_resident") if what == "data resident" else None for r_ in rs]
                 p.points(fig, i, n, sp, f"{name}: {what}", col=col, showlegend=col == 1,
-                         mode="markers+lines" if what == "data resident" else "markers")
+                         mode="markers+lines" if what == "data resident" else "markers",
+                         series=k)
             if i == 0 and rs and "model_gpu_s" in rs[0]:
                 sp = [r_["model_cpu_s"] / r_["model_gpu_s"] for r_ in rs]
                 p.model(fig, n, sp, "model t0 + max(F/P, D/B)", col=col, showlegend=col == 1)

@@ -2,7 +2,10 @@
 import (the GPU machine has no plotly; a lab's ``run`` never calls these).
 
 Convention: ``results[0]`` is the run shown (filled markers, solid lines), later results
-are reference sets (open markers); model curves are dashed grey.
+are reference sets (open markers, dotted lines); model curves are dashed grey. A plot with
+one series per result colours it by result; a plot with several series per result (the
+paths of divergence, the L of Little's law, the kernels of attention) passes ``series``,
+which colours by series, so each series keeps its colour across the run and the reference.
 """
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from typing import Iterable
 
 import numpy as np
 
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+          "#17becf", "#bcbd22", "#7f7f7f")
 MODEL = dict(color="#7f7f7f", dash="dash", width=2)
 
 
@@ -24,9 +28,9 @@ def label(result: dict) -> str:
     return f"{name} ({date})" if date else name
 
 
-def style(i: int) -> dict:
-    """Marker and line style of the i-th result."""
-    c = COLORS[i % len(COLORS)]
+def style(i: int, series: int | None = None) -> dict:
+    """Marker and line style of the i-th result (of its series-th series, when given)."""
+    c = COLORS[(i if series is None else series) % len(COLORS)]
     return {"marker": dict(color=c, size=9, symbol="circle" if i == 0 else "diamond-open",
                            line=dict(color=c, width=2)),
             "line": dict(color=c, width=2 if i == 0 else 1.5, dash="solid" if i == 0 else "dot")}
@@ -65,8 +69,8 @@ def axes(fig, x: str, y: str, xlog: bool | None = True, ylog: bool = True,
 
 
 def points(fig, i: int, x, y, name: str, col: int | None = None, mode: str = "markers+lines",
-           text=None, showlegend: bool = True):
-    """Measured points of the i-th result."""
+           text=None, showlegend: bool = True, series: int | None = None):
+    """Measured points of the i-th result (its series-th series: see the module docstring)."""
     import plotly.graph_objects as go
 
     keep = [(a, b, t) for a, b, t in zip(x, y, text or [None] * len(x))
@@ -75,7 +79,7 @@ def points(fig, i: int, x, y, name: str, col: int | None = None, mode: str = "ma
         return fig
     xs, ys, ts = zip(*keep)
     tr = go.Scatter(x=list(xs), y=list(ys), name=name, mode=mode, text=list(ts),
-                    showlegend=showlegend, **style(i))
+                    showlegend=showlegend, **style(i, series))
     fig.add_trace(tr, **({} if col is None else {"row": 1, "col": col}))
     return fig
 

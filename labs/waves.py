@@ -121,8 +121,9 @@ def plot(results: list[dict]):
             rs = []
             for layout in LAYOUTS:
                 rs = sorted(p.rows(r, sweep=sweep, layout=layout), key=lambda row: row["n"])
-                p.points(fig, i + LAYOUTS.index(layout), p.column(rs, "n"), p.column(rs, "flops"),
+                p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"),
                          f"{name}: {layout} rows", col=col, showlegend=col == 1,
+                         series=LAYOUTS.index(layout),
                          text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
             if i == 0 and rs:
                 sms = r["params"].get("sms", r["context"].get("sms"))

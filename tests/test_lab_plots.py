@@ -28,3 +28,32 @@ def test_every_trace_is_drawable(name):
             if _axis(fig, tr, letter).type == "log" and vals and not isinstance(vals[0], str):
                 assert any(v > 0 for v in vals), \
                     f"{name}: trace {tr.name!r} has no positive {letter} on a log axis"
+
+
+def _line_color(tr):
+    line = getattr(tr, "line", None)
+    marker = getattr(tr, "marker", None)
+    return (line.color if line is not None and line.color else None) or \
+        (marker.color if marker is not None and isinstance(marker.color, str) else None)
+
+
+@pytest.mark.parametrize("name", labs.available())
+def test_the_runs_series_are_told_apart_by_colour(name):
+    """Within one panel, no two measured series (traces with markers) of the same run share
+    a colour: a reader matches legend to line by colour (model curves, grey and dashed, and
+    a run's own guide lines, such as linear_batch's measured bend, are left out)."""
+    from labs import plotting
+
+    results = labs.list_recorded(name)
+    fig = labs.module(name).plot(results)
+    for result in results:
+        label = plotting.label(result)
+        seen = {}
+        for tr in fig.data:
+            if (tr.type != "scatter" or "markers" not in (tr.mode or "")
+                    or not (tr.name or "").startswith(label)):
+                continue
+            key = (tr.xaxis or "x", _line_color(tr))
+            assert key not in seen, \
+                f"{name}: {tr.name!r} and {seen[key]!r} share a colour in one panel"
+            seen[key] = tr.name
