@@ -7,6 +7,7 @@ two editions (which look for each solution's text in the built HTML).
 """
 from __future__ import annotations
 
+import html
 import pathlib
 import re
 from dataclasses import dataclass, field
@@ -184,6 +185,31 @@ def chapter_title(path: pathlib.Path) -> str:
         if line.startswith("# "):
             return line[2:].strip()
     return path.stem
+
+
+def chapters_calling(call: str, root: pathlib.Path = ROOT) -> list[tuple[str, str]]:
+    """(file stem, numbered title) of every chapter whose source contains ``call``, e.g.
+    ``'labs.show("waves"'`` or ``'widgets.divergence('``: where a lab or a view is taught."""
+    if not call:
+        raise ValueError("call must be a non-empty piece of code, like 'widgets.divergence('")
+    out = []
+    for path in chapter_files(root):
+        if call in path.read_text():
+            number = re.match(r"(\d+)_", path.name)
+            prefix = f"{int(number[1])}. " if number else ""
+            out.append((path.stem, prefix + chapter_title(path)))
+    return out
+
+
+def taught_in_html(call: str, base: str = "../chapters/", root: pathlib.Path = ROOT) -> str:
+    """'<p>Taught in <a href="...">6. Warps, SIMT and divergence</a>.</p>' for the chapters
+    that call ``call`` (see :func:`chapters_calling`); empty when none does."""
+    found = chapters_calling(call, root)
+    if not found:
+        return ""
+    links = [f'<a href="{base}{stem}.html">{html.escape(title)}</a>' for stem, title in found]
+    text = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
+    return f'<p class="taught-in">Taught in {text}.</p>'
 
 
 def _short(text: str, n: int = 90) -> str:
