@@ -173,7 +173,7 @@ def kernels() -> SimpleNamespace:
     """Compile-on-first-call kernels (see the module docstring), as a namespace."""
     _bind()
     now_ns, cycles = _timers()
-    fma_block = _fixed(UNROLL)
+    blocks8 = _fma_chains().blocks8
     knob = make_knob(KNOB_GROUPS)
 
     @cuda.jit(fastmath=True)
@@ -183,15 +183,7 @@ def kernels() -> SimpleNamespace:
         v0, v1, v2, v3 = s, s + np.float32(0.1), s + np.float32(0.2), s + np.float32(0.3)
         (v4, v5, v6, v7) = (
             s + np.float32(0.4), s + np.float32(0.5), s + np.float32(0.6), s + np.float32(0.7))
-        for _ in range(turns):
-            v0 = fma_block(v0)
-            v1 = fma_block(v1)
-            v2 = fma_block(v2)
-            v3 = fma_block(v3)
-            v4 = fma_block(v4)
-            v5 = fma_block(v5)
-            v6 = fma_block(v6)
-            v7 = fma_block(v7)
+        v0, v1, v2, v3, v4, v5, v6, v7 = blocks8(v0, v1, v2, v3, v4, v5, v6, v7, turns)
         if i < out.size:
             out[i] = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7))
 
@@ -232,9 +224,10 @@ def kernels() -> SimpleNamespace:
 
 @functools.cache
 def _fma_chains():
-    """(fma4, fma8): device functions doing k FMAs on each of four or eight floats
+    """fma4 and fma8: device functions doing k FMAs on each of four or eight floats
     (independent chains), as unrolled blocks of UNROLL then 16, 8, 4, 2, 1 (k is the same
-    across a warp: no divergence). The knobs' arithmetic."""
+    across a warp: no divergence), the knobs' arithmetic; and blocks8, the whole blocks
+    alone, the FMA-peak kernel's loop."""
     fma_block, f16, f8, f4, f2, f1 = (_fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
 
     @cuda.jit(device=True, inline=True, fastmath=True)
@@ -261,9 +254,10 @@ def _fma_chains():
         return v0, v1, v2, v3
 
     @cuda.jit(device=True, inline=True, fastmath=True)
-    def fma8(v0, v1, v2, v3, v4, v5, v6, v7, k):
-        """fma4 on 8 floats: 8 independent chains."""
-        for _ in range(k // UNROLL):
+    def blocks8(v0, v1, v2, v3, v4, v5, v6, v7, turns):
+        """``turns`` fully unrolled blocks of UNROLL FMAs on each of 8 floats (8 independent
+        chains): the FMA-peak kernel's loop, and the bulk of fma8."""
+        for _ in range(turns):
             v0 = fma_block(v0)
             v1 = fma_block(v1)
             v2 = fma_block(v2)
@@ -272,13 +266,19 @@ def _fma_chains():
             v5 = fma_block(v5)
             v6 = fma_block(v6)
             v7 = fma_block(v7)
+        return v0, v1, v2, v3, v4, v5, v6, v7
+
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def fma8(v0, v1, v2, v3, v4, v5, v6, v7, k):
+        """fma4 on 8 floats: 8 independent chains."""
+        v0, v1, v2, v3, v4, v5, v6, v7 = blocks8(v0, v1, v2, v3, v4, v5, v6, v7, k // UNROLL)
         r = k % UNROLL
         if r:
             v0, v1, v2, v3 = fma4(v0, v1, v2, v3, r)
             v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
         return v0, v1, v2, v3, v4, v5, v6, v7
 
-    return fma4, fma8
+    return SimpleNamespace(fma4=fma4, fma8=fma8, blocks8=blocks8)
 
 
 @functools.cache
@@ -321,7 +321,8 @@ def make_knob(groups: int = 1):
         raise ValueError(f"groups must be 1 or 2; got {groups!r}")
     _bind()
     f1 = _fixed(1)
-    fma4, fma8 = _fma_chains()
+    chains = _fma_chains()
+    fma4, fma8 = chains.fma4, chains.fma8
     load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
     g_ = int(groups)
 
