@@ -1,7 +1,5 @@
 """Each numeric answer of "The mathematics of parallelism" against plain arithmetic from the
 source notes' numbers (never perfmodel's output copied)."""
-
-
 from exercise_checks import chapter_checks
 
 EXPECTED = {
@@ -33,5 +31,5 @@ EXPECTED = {
 
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
- test_checker_says_right_for_the_worked_value) = chapter_checks(
+ test_checker_verdicts) = chapter_checks(
     "parallelism", EXPECTED)

@@ -1,6 +1,5 @@
 """Each numeric answer of "Why GPUs exist" against plain arithmetic from the source notes'
 numbers (never perfmodel's output copied)."""
-
 from exercises import answer
 
 from exercise_checks import chapter_checks
@@ -29,7 +28,7 @@ EXPECTED = {
 
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
- test_checker_says_right_for_the_worked_value) = chapter_checks(
+ test_checker_verdicts) = chapter_checks(
     "why-gpus", EXPECTED)
 
 

@@ -81,7 +81,7 @@ def test_recorded_h200_meets_the_labs_i_bars():
     reaches >= 90% of SMs x 128 lanes x 2 x the clock it ran at, and every knob time off
     the ridge band [ridge/2, 2 x ridge] is within 15% of max(2kN/P, 8N/B)."""
     r = results.load("intensity", "H200")
-    s, ctx, n = r["summary"], r["context"], r["params"]["n_floats"]
+    ctx, n = r["context"], r["params"]["n_floats"]
     copy = next(x for x in r["rows"] if x["kind"] == "copy")["bandwidth"]
     knob = sorted((x for x in r["rows"] if x["kind"] == "knob"), key=lambda x: x["k"])
     assert 8 * n / knob[0]["seconds"] >= 0.90 * copy

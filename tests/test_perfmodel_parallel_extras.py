@@ -1,7 +1,6 @@
 """Formulas added for the chapters "Why GPUs exist" and "The mathematics of parallelism":
 the Karp-Flatt serial fraction, the pipeline time, barrier efficiency and the hardware facts
 machines carry. Expected values are plain arithmetic, never perfmodel's output."""
-import math
 
 import pytest
 from hypothesis import given, strategies as st

@@ -1,6 +1,5 @@
 """Every page of the built site, offline in headless Chromium: no console error, no
 request leaving the site, and plotly.js loaded exactly where a page has figures."""
-import pathlib
 
 import pytest
 
