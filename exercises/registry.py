@@ -11,6 +11,9 @@ from typing import Callable
 
 _REGISTRY: dict[str, "Exercise"] = {}
 _LOADED = False
+#: Modules of the package that register no exercises (not imported by all_exercises()).
+NOT_CHAPTERS = frozenset({"registry", "search", "assign", "grade", "variants", "notebook",
+                          "sandbox"})
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,9 @@ def _load_all() -> None:
     import exercises
 
     for mod in pkgutil.iter_modules(exercises.__path__):
-        # Chapter modules register exercises; "registry" and private helpers ("_catalog") don't.
-        if mod.name != "registry" and not mod.name.startswith("_"):
+        # Chapter modules register exercises; the registry, the tools (assignments, grading,
+        # variants) and private helpers ("_catalog") don't.
+        if mod.name not in NOT_CHAPTERS and not mod.name.startswith("_"):
             importlib.import_module(f"exercises.{mod.name}")
     _LOADED = True
 
@@ -166,10 +170,14 @@ def _a(noun: str) -> str:
 
 
 def _times(x: float) -> str:
+    if x >= 1e6:  # "about 10^12 times": a run of thirty digits says nothing more
+        return f"10^{math.floor(math.log10(x))}"
     return f"{x:.2g}" if x < 100 else f"{x:,.0f}"
 
 
 def _factor(ratio: float) -> str:
+    if not 0 < ratio < math.inf or not 0 < 1 / ratio < math.inf:
+        return "far too high" if ratio > 1 else "far too low"
     if ratio >= 1.5:
         return f"about {_times(ratio)} times too high"
     if 0 < ratio <= 1 / 1.5:
@@ -187,6 +195,15 @@ def check(id: str, value) -> Verdict:
         ex = get(id)
     except ValueError as e:
         return Verdict(f"Unknown exercise: {e}.", "invalid")
+    return judge(ex, value)
+
+
+def judge(ex: Exercise, value, truth: float | None = None) -> Verdict:
+    """:func:`check` for an exercise object: ``value`` against ``truth`` (the exercise's
+    own answer when not given; a student's variant passes its own). Never raises for
+    odd input."""
+    if not isinstance(ex, Exercise):
+        raise TypeError(f"ex must be an Exercise (from exercises.get), not {_a(type(ex).__name__)}")
     label = ex.id
     number = _as_number(value, ex.unit)
     if isinstance(number, str):
@@ -195,7 +212,7 @@ def check(id: str, value) -> Verdict:
         return Verdict(f"{label}: {number} is not a finite number; give a plain number.",
                        "invalid")
     try:
-        truth = ex.answer
+        truth = ex.answer if truth is None else float(truth)
     except Exception as e:  # a bug in the book, not in the answer
         return Verdict(f"{label}: the book could not compute this answer ({e}); "
                        "please report it.", "invalid")
@@ -212,7 +229,7 @@ def check(id: str, value) -> Verdict:
     if truth != 0 and number != 0 and (number > 0) == (truth > 0):
         ratio = number / truth
         message += f": {_factor(ratio)}."
-        decades = math.log10(ratio) if ratio > 0 else 0
+        decades = math.log10(ratio) if 0 < ratio < math.inf else 0
         if abs(decades) >= 2.5 and abs(decades - round(decades)) < 0.1:
             message += (f" A factor of 10^{round(decades)} often means a unit slip: give the "
                         f"answer in {ex.unit or 'the units asked for'}.")

@@ -17,7 +17,7 @@ from .roofline import my_roofline  # noqa: F401  (your GPU's roofline in one cal
 
 #: Every lab, in the order of the book. Labs I: the roofline; Labs II: the machine.
 LABS = ("paradox", "intensity", "ops_on_roof", "linear_batch", "fusion", "pcie", "clocks",
-        "divergence", "latency", "littles_law", "coalescing", "waves", "attention")
+        "divergence", "latency", "littles_law", "coalescing", "waves", "attention", "profile")
 
 
 def module(name: str) -> ModuleType:
@@ -44,13 +44,17 @@ def run(name: str, quick: bool = False, **params) -> dict:
     return module(name).run(quick=quick, **params)
 
 
-def show(name: str, gpu: str | None = None, reference: str | None = "T4-reference"):
+def show(name: str, gpu: str | None = None, reference: str | None = "T4-reference", **options):
     """What a chapter's lab cell calls: a display object with the lab's plot and summary.
 
     With a CUDA GPU it runs the lab in quick mode; without one it loads the recorded
     run (``gpu``, default: the first recorded real GPU, the H200) and the source notes'
-    reference set, and says so in one line.
+    reference set, and says so in one line. A lab with a ``show`` of its own (the
+    profile lab: ``labs.show("profile", lesson="simt")``) draws itself, given ``options``.
     """
+    own = getattr(module(name), "show", None)  # an unknown lab -> ValueError listing the labs
+    if own is not None:
+        return own(gpu=gpu, **options)
     from .display import LabView
     from .gpu import has_cuda
 

@@ -41,7 +41,8 @@ def fraction(name: str, value: object) -> float:
 
 def count(name: str, value: object, minimum: int = 1) -> int:
     """Return value as int; raise ValueError unless it is an integer >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, Real) or float(value) != int(value):
+    if isinstance(value, bool) or not isinstance(value, Real) or not (
+            isinstance(value, int) or math.isfinite(value) and float(value) == int(value)):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     v = int(value)
     if v < minimum:

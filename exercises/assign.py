@@ -1,0 +1,428 @@
+"""Assignment notebooks: the book's exercises handed out, one notebook per student.
+
+    python -m exercises assign hw1 --chapter 04_roofline --students roster.txt --variants
+    python -m exercises assign hw1 --ids roofline-3,roofline-12,latency-1
+
+An assignment notebook opens with the Colab setup cell of the chapters' twins (from
+``scripts/make_notebooks.py``), then, for each exercise, its question as the chapter
+renders it (glued numbers filled in, maths as ``$...$``, converted by
+``scripts/colab_markdown.py``) and a cell for the answer: ``answer_<id> = ...`` for a
+numeric exercise, a Markdown cell for a written one. The last cell checks the answers
+so far, reading them as the grader will (:mod:`exercises.notebook`).
+
+With variants on, each student's numbers for an exercise that has variants
+(:mod:`exercises.variants`) come from a seed of the assignment's id, the student's id
+and the exercise's id; the question's text and the answer follow from them.
+
+Besides the notebooks, ``assignment.json`` records what the grader needs: the ids, the
+roster, whether variants are on, and a digest of each generated cell so that edited
+cells can be told apart. The grader trusts that file, never the submitted notebooks.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import pathlib
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from . import _catalog, variants
+from .notebook import read_answer, variable
+from .registry import all_exercises, get as get_exercise, judge
+
+ROOT = _catalog.ROOT
+SPEC = "assignment.json"
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+METADATA_KEY = "exercises"   # cell and notebook metadata written by this module
+
+
+def _scripts():
+    """The book's generator scripts (not a package): make_notebooks, colab_markdown."""
+    path = str(ROOT / "scripts")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import colab_markdown
+    import make_notebooks
+
+    return make_notebooks, colab_markdown
+
+
+def check_id(what: str, value: object) -> str:
+    """An assignment or student id: letters, digits, ``.``, ``_`` and ``-`` (it names files)."""
+    if not isinstance(value, str) or not _ID.match(value.strip()):
+        raise ValueError(f"{what} must be 1 to 64 letters, digits, '.', '_' or '-' (it names "
+                         f"a file), starting with a letter or digit; got {value!r}")
+    return value.strip()
+
+
+# --- Which exercises --------------------------------------------------------------------
+
+def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
+    return [p.stem for p in _catalog.chapter_files(root)]
+
+
+def _chapter(name: str, root: pathlib.Path) -> str:
+    """"roofline", "04_roofline" or "4" -> "04_roofline"."""
+    names = chapter_names(root)
+    key = str(name).strip().lower()
+    for n in names:
+        number = n.split("_", 1)[0]
+        if key in (n, n.split("_", 1)[-1], number, number.lstrip("0")):
+            return n
+    raise ValueError(f"chapter must be one of {', '.join(names)}; got {name!r}")
+
+
+def select(ids: list[str] | None = None, chapters: list[str] | None = None,
+           root: pathlib.Path = ROOT) -> list[_catalog.Directive]:
+    """The exercises named (by id, in the order given) and every exercise of the chapters
+    named (in the chapter's order); an unknown id -> ValueError naming ids like it."""
+    found = {d.label: d for d in _catalog.exercises(root) if d.label}
+    out: list[_catalog.Directive] = []
+    for ch in chapters or []:
+        stem = _chapter(ch, root)
+        out += [d for d in found.values() if d.chapter == stem]
+    for id in ids or []:
+        key = str(id).strip().lower()
+        if key not in found:
+            prefix = key.rsplit("-", 1)[0]
+            near = [k for k in found if k.startswith(prefix)][:8]
+            raise ValueError(f"no exercise {id!r} in the chapters"
+                             + (f"; ids like it: {', '.join(near)}" if near else ""))
+        out.append(found[key])
+    seen: set[str] = set()
+    unique = [d for d in out if not (d.label in seen or seen.add(d.label))]
+    if not unique:
+        raise ValueError("name at least one exercise (ids) or chapter")
+    return unique
+
+
+# --- The chapters' glued values -------------------------------------------------------
+
+def _newest_code(root: pathlib.Path) -> float:
+    """When the model, widgets, labs or exercises last changed (the build's rule)."""
+    files = [p for d in ("perfmodel", "widgets", "labs", "exercises", "_ext")
+             for p in (root / d).rglob("*.py")]
+    files += list((root / "labs" / "results").glob("*/*.json"))
+    return max((p.stat().st_mtime for p in files), default=0.0)
+
+
+def glued_values(chapters: list[str], root: pathlib.Path = ROOT) -> dict[str, dict]:
+    """Each chapter's glued values (name -> mime bundle): from the built book
+    (``_build/jupyter_execute/chapters/<name>.glue.json``, written by ``make book``) when
+    it is newer than the chapter and the code, else by executing the chapter as the
+    Colab twin generator does."""
+    out: dict[str, dict] = {}
+    todo: list[str] = []
+    code = _newest_code(root)
+    for name in chapters:
+        built = root / "_build" / "jupyter_execute" / "chapters" / f"{name}.glue.json"
+        source = root / "chapters" / f"{name}.md"
+        if built.exists() and built.stat().st_mtime >= max(source.stat().st_mtime, code):
+            data = json.loads(built.read_text())
+            out[name] = {k: v.get("data", {}) for k, v in data.items()}
+        else:
+            todo.append(name)
+    if todo:
+        make_notebooks, _ = _scripts()
+        out.update(make_notebooks.glued_values(todo, root))
+    return out
+
+
+# --- One question ---------------------------------------------------------------------
+
+@dataclass
+class Question:
+    """One exercise as an assignment shows it: ``markdown`` (heading and question),
+    ``kind`` "numeric" or "written", the student's ``answer`` (numeric) and ``unit``."""
+
+    id: str
+    chapter: str
+    kind: str
+    markdown: str
+    answer: float | None = None
+    unit: str = ""
+    varied: bool = False
+    seed: int | None = None
+    params: dict = field(default_factory=dict)
+
+
+_UNITS = {"x": "a ratio (2.5 for 2.5x)", "": "a plain number",
+          "fraction": "a fraction between 0 and 1", "s": "seconds", "B": "bytes",
+          "%": "percent", "B/s": "byte/s"}
+
+
+def _unit(unit: str) -> str:
+    """How the answer line names the unit: "in seconds", "a fraction between 0 and 1"."""
+    said = _UNITS.get(unit, unit)
+    return said if unit in ("x", "", "fraction") else f"in {said}"
+
+
+def render(d: _catalog.Directive, glued: dict | None, titles: dict[str, str]) -> str:
+    """The exercise as the chapter renders it, in Colab's Markdown: its heading and body
+    with the chapter's glued numbers pasted and maths kept as ``$...$``."""
+    _, cm = _scripts()
+    text = (ROOT / "chapters" / f"{d.chapter}.md").read_text().splitlines()
+    lines = text[d.start:d.end + 1]
+    # The chapters' titles may end with the id ("... · roofline-3"); the heading has it.
+    lines[0] = re.sub(rf"\s*[·:-]\s*{re.escape(d.label)}\s*$", "", lines[0]) if d.label else lines[0]
+    source = "\n".join(lines)
+    return cm.colab_markdown(source, glued=glued or {}, where=f"chapters/{d.chapter}.md",
+                             targets=titles).strip()
+
+
+def questions(directives: list[_catalog.Directive], assignment: str, student: str | None,
+              use_variants: bool, root: pathlib.Path = ROOT,
+              glued: dict[str, dict] | None = None) -> list[Question]:
+    """The questions of one student's notebook (``student`` None: everyone's, the
+    chapter's numbers)."""
+    make_notebooks, cm = _scripts()
+    titles = make_notebooks.reference_titles(root)
+    numeric = {e.id for e in all_exercises()}
+    varied_ids = set(variants.ids()) if use_variants and student else set()
+    need = sorted({d.chapter for d in directives if d.label not in varied_ids
+                   and cm.glue_references(d.body)})
+    if glued is None:
+        glued = glued_values(need, root) if need else {}
+    out = []
+    for d in directives:
+        if d.label in numeric:
+            ex = get_exercise(d.label)
+            if d.label in varied_ids:
+                inst = variants.instance(d.label, assignment, student)
+                head = titles.get(d.label, f"Exercise {d.label}")
+                md = (f"**{head}: {inst.title}** *(your own numbers)*\n\n{inst.question}\n\n"
+                      f"*Your answer ({_unit(ex.unit)}) goes in the cell below.*")
+                out.append(Question(d.label, d.chapter, "numeric", md, inst.answer, ex.unit,
+                                    True, inst.seed, inst.params))
+            else:
+                md = (render(d, glued.get(d.chapter), titles)
+                      + f"\n\n*The number to give ({_unit(ex.unit)}): "
+                        f"{ex.question[:1].lower() + ex.question[1:]}*")
+                out.append(Question(d.label, d.chapter, "numeric", md, ex.answer, ex.unit))
+        else:
+            md = render(d, glued.get(d.chapter), titles) + "\n\n*Answer in words in the cell below.*"
+            out.append(Question(d.label, d.chapter, "written", md))
+    return out
+
+
+# --- The notebook -----------------------------------------------------------------------
+
+def digest(text: str) -> str:
+    """SHA-256 of a cell's text (how the grader tells an edited cell)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_source(assignment: str, student: str | None, ids: list[str],
+                  varied: list[str]) -> str:
+    who = repr(student) if student else "None"
+    return ("# Check your answers so far (run it as often as you like). It reads each\n"
+            "# answer cell as the grader will: the number written there, not a variable.\n"
+            "from exercises.assign import check_answers\n\n"
+            f"check_answers({assignment!r}, {who}, {ids!r},\n"
+            f"              varied={varied!r})")
+
+
+def _intro(title: str, assignment: str, student: str | None, n_numeric: int,
+           n_written: int, varied: int) -> str:
+    who = f" for **{student}**" if student else ""
+    parts = [f"# {title}", "",
+             f"Assignment `{assignment}`{who}: {n_numeric} numeric and {n_written} written "
+             "question(s).", "",
+             "1. Run the set-up cell above first (in Colab, choose *Runtime > Change runtime "
+             "type > T4 GPU* before, if a question wants a measurement).",
+             "2. Under each numeric question, replace the `...` in `answer_<id> = ...` with "
+             "your number: a number such as `0.0021` or `2.1e12`, or arithmetic on numbers "
+             "such as `2.1e12 / 3.6e12`. The grader reads that line as written and runs none "
+             "of your code, so a variable or a function call there is not an answer. Use any "
+             "other cell for your working.",
+             "3. Under each written question, write your answer in the text cell.",
+             "4. Run the last cell to check your numeric answers so far.",
+             "5. Hand in this notebook as it is (*File > Download > Download .ipynb* in "
+             "Colab). Do not delete or move the question and answer cells."]
+    if varied:
+        parts += ["", f"{varied} question(s) use numbers drawn for you alone: a classmate's "
+                      "answers will not fit yours."]
+    return "\n".join(parts)
+
+
+def build_notebook(qs: list[Question], assignment: str, student: str | None, title: str,
+                   root: pathlib.Path = ROOT):
+    """The assignment notebook (an nbformat node) for one student (None: everyone)."""
+    import nbformat
+
+    make_notebooks, _ = _scripts()
+    cells = []
+
+    def add(cell, role: str, id: str | None = None, locked: bool = True, **extra):
+        meta = {"role": role, **({"id": id} if id else {}), **extra}
+        if locked:
+            meta["digest"] = digest(cell.source)
+            cell.metadata.update({"editable": False, "deletable": False})
+        cell.metadata[METADATA_KEY] = meta
+        cell["id"] = f"{role}-{id}" if id else role
+        cells.append(cell)
+
+    setup = nbformat.v4.new_code_cell(make_notebooks.setup_cell_source(root))
+    setup.metadata.update({"cellView": "form", "tags": ["colab-setup"]})
+    add(setup, "setup", locked=False)
+    numeric = [q for q in qs if q.kind == "numeric"]
+    add(nbformat.v4.new_markdown_cell(_intro(title, assignment, student, len(numeric),
+                                             len(qs) - len(numeric),
+                                             sum(q.varied for q in qs))), "intro")
+    for q in qs:
+        extra = {"seed": q.seed} if q.varied else {}
+        add(nbformat.v4.new_markdown_cell(q.markdown), "question", q.id, **extra)
+        if q.kind == "numeric":
+            unit = f"  # {q.unit}" if q.unit else ""
+            add(nbformat.v4.new_code_cell(f"{variable(q.id)} = ...{unit}"), "answer", q.id,
+                locked=False)
+        else:
+            add(nbformat.v4.new_markdown_cell("*Your answer:* "), "written", q.id, locked=False)
+    add(nbformat.v4.new_code_cell(_check_source(assignment, student, [q.id for q in numeric],
+                                                [q.id for q in numeric if q.varied])),
+        "check")
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata = nbformat.from_dict({
+        "accelerator": "GPU",
+        "colab": {"provenance": [], "gpuType": "T4",
+                  "name": f"{assignment}-{student}.ipynb" if student else f"{assignment}.ipynb"},
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        METADATA_KEY: {"assignment": assignment, "student": student,
+                       "ids": [q.id for q in qs]},
+    })
+    nbformat.validate(nb)
+    return nb
+
+
+def _book_commit(root: pathlib.Path) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def read_roster(path: str | pathlib.Path) -> list[str]:
+    """Student ids, one a line (or the first column of a CSV; a header "student" or "id"
+    is skipped; blank lines and ``#`` comments too)."""
+    ids = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        cell = line.split(",")[0].strip().strip('"')
+        if not cell or cell.startswith("#") or cell.lower() in ("student", "id", "student id"):
+            continue
+        ids.append(check_id("student id", cell))
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path}: a student id appears twice")
+    return ids
+
+
+def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = None,
+           chapters: list[str] | None = None, students: list[str] | None = None,
+           use_variants: bool = False, title: str = "", root: pathlib.Path = ROOT,
+           glued: dict[str, dict] | None = None) -> list[pathlib.Path]:
+    """Write the assignment: ``<out>/assignment.json`` and a notebook per student
+    (``<out>/<student>.ipynb``), or one for everyone (``<out>/<assignment>.ipynb``) when
+    there is no roster. Returns the paths written."""
+    import nbformat
+
+    assignment = check_id("assignment", assignment)
+    students = [check_id("student id", s) for s in students or []]
+    if use_variants and not students:
+        raise ValueError("variants need students: give a roster (--students)")
+    if len(set(students)) != len(students):
+        raise ValueError("students: a student id appears twice")
+    directives = select(ids, chapters, root)
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    title = title or f"Assignment {assignment}"
+    make_notebooks, cm = _scripts()
+    need = sorted({d.chapter for d in directives if cm.glue_references(d.body)})
+    if glued is None:
+        glued = glued_values(need, root) if need else {}
+    written: list[pathlib.Path] = []
+    cells: dict[str, dict[str, str]] = {}
+    for student in students or [None]:
+        qs = questions(directives, assignment, student, use_variants, root, glued)
+        nb = build_notebook(qs, assignment, student, title, root)
+        path = out / f"{student or assignment}.ipynb"
+        path.write_text(nbformat.writes(nb) + "\n")
+        written.append(path)
+        cells[student or ""] = {c["id"]: c.metadata[METADATA_KEY]["digest"] for c in nb.cells
+                                if "digest" in c.metadata.get(METADATA_KEY, {})}
+    numeric = {e.id for e in all_exercises()}
+    spec = {
+        "assignment": assignment, "title": title,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "book_commit": _book_commit(root),
+        "variants": bool(use_variants),
+        "students": students,
+        "exercises": [{"id": d.label, "chapter": d.chapter,
+                       "kind": "numeric" if d.label in numeric else "written",
+                       "varied": bool(use_variants and d.label in variants.ids())}
+                      for d in directives],
+        "digests": cells,
+    }
+    spec_path = out / SPEC
+    spec_path.write_text(json.dumps(spec, indent=1) + "\n")
+    return [spec_path] + written
+
+
+# --- The check cell ---------------------------------------------------------------------
+
+def _latest_sources() -> list[str]:
+    """The sources of the cells run so far in this IPython kernel, newest last."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return []
+    ip = get_ipython()
+    return list(ip.user_ns.get("_ih", [])) if ip is not None else []
+
+
+def answer_sources(ids: list[str], history: list[str]) -> dict[str, str]:
+    """For each id, the latest run cell that assigns its answer variable."""
+    out: dict[str, str] = {}
+    for source in history:
+        for id in ids:
+            if re.search(rf"^\s*{variable(id)}\s*[:=]", str(source), re.M):
+                out[id] = str(source)
+    return out
+
+
+def expected(id: str, assignment: str, student: str | None, varied: bool):
+    """The exercise as one student got it (:class:`variants.Instance`): their own numbers
+    when ``varied``, else the chapter's."""
+    if varied and student:
+        return variants.instance(id, assignment, student)
+    return variants.instance(id)
+
+
+def check_answers(assignment: str, student: str | None, ids: list[str],
+                  varied: list[str] = (), history: list[str] | None = None) -> str:
+    """What the notebook's check cell prints: each numeric answer as the grader will read
+    it (from the answer cell as last run), checked against this student's numbers."""
+    history = _latest_sources() if history is None else history
+    sources = answer_sources(ids, history)
+    lines = []
+    for id in ids:
+        try:
+            inst = expected(id, assignment, student, id in varied)
+        except ValueError as exc:
+            lines.append(f"{id}: {exc}")
+            continue
+        if id not in sources:
+            lines.append(f"{id}: no answer yet (run its answer cell).")
+            continue
+        reading = read_answer(sources[id], id)
+        if reading.status != "answered":
+            lines.append(f"{id}: {reading.message}.")
+            continue
+        lines.append(str(judge(inst.exercise, reading.value, inst.answer)))
+    text = "\n".join(lines)
+    print(text)
+    return text

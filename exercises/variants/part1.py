@@ -1,0 +1,117 @@
+"""Variants of numeric exercises in chapters 2, 3 and 5: parallelism, intensity, triage."""
+from __future__ import annotations
+
+import math
+
+from perfmodel import machines, ops, parallel, roofline
+
+from . import define
+from ._fmt import a, count, dtype, si
+
+GPUS = ("T4", "A100", "H100", "H200", "B200")
+DTYPES = ("fp32", "fp16", "bf16")
+
+
+def _gpu(p: dict, name: str) -> machines.Machine:
+    return machines.measured(name, {"fp32": 19.5e12}, {"dram": p["bw"]},
+                             source="an exercise variant's GPU")
+
+
+# --- Chapter 2: parallelism -----------------------------------------------------------
+
+define(
+    "parallelism-1", title="Amdahl's ceiling",
+    defaults={"serial": 0.02},
+    draw=lambda r: {"serial": r.choice((0.005, 0.01, 0.02, 0.025, 0.04, 0.05, 0.08, 0.1,
+                                        0.125, 0.2))},
+    question=lambda p: (
+        f"A program spends a fraction {p['serial']:g} of its single-processor time in code "
+        "that cannot run in parallel. Give the **largest speed-up** Amdahl's law allows, "
+        "with as many processors as you like."),
+    answer=lambda p: parallel.amdahl(p["serial"], math.inf))
+
+define(
+    "parallelism-5", title="Efficiency",
+    defaults={"speedup": 10, "cores": 64},
+    draw=lambda r: (lambda c: {"cores": c, "speedup": r.randrange(2, c // 2 + 1)})(
+        r.choice((8, 16, 32, 64, 128, 256))),
+    question=lambda p: (
+        f"A program runs {p['speedup']}x faster on {p['cores']} cores than on one. Give its "
+        "**parallel efficiency** (a number between 0 and 1)."),
+    answer=lambda p: parallel.efficiency(p["speedup"], p["cores"]))
+
+define(
+    "parallelism-7", title="Gustafson's scaled speed-up",
+    defaults={"serial": 0.05, "units": 1024},
+    draw=lambda r: {"serial": r.choice((0.01, 0.02, 0.05, 0.1, 0.2)),
+                    "units": r.choice((64, 128, 256, 512, 1024, 2048, 4096))},
+    question=lambda p: (
+        f"A job grows with the machine so that its serial part stays a fraction "
+        f"$s = {p['serial']:g}$ of the parallel run's time. Give **Gustafson's scaled "
+        f"speed-up** on {count(p['units'])} units."),
+    answer=lambda p: parallel.gustafson(p["serial"], p["units"]))
+
+# --- Chapter 3: intensity -------------------------------------------------------------
+
+define(
+    "intensity-2", title="Intensity of an exponential",
+    defaults={"dtype": "fp32", "ops": 10},
+    draw=lambda r: {"dtype": r.choice(DTYPES), "ops": r.randrange(6, 21, 2)},
+    question=lambda p: (
+        f"Give the **arithmetic intensity in FLOP/byte** of $y_i = \\exp(x_i)$ in "
+        f"{dtype(p['dtype'])}, counting the exponential as about {p['ops']} operations "
+        "(no reuse: read $x$ once, write $y$ once)."),
+    answer=lambda p: ops.exp(2 ** 24, p["dtype"], flops_per_element=p["ops"]).intensity)
+
+define(
+    "intensity-4", title="A skinny matrix product",
+    defaults={"m": 16, "k": 4096, "n": 4096, "dtype": "fp32"},
+    draw=lambda r: {"m": r.choice((1, 2, 4, 8, 16, 32, 64, 128)),
+                    "k": r.choice((1024, 2048, 4096, 8192)),
+                    "n": r.choice((1024, 2048, 4096, 8192)), "dtype": r.choice(DTYPES)},
+    question=lambda p: (
+        f"Give the **arithmetic intensity in FLOP/byte** of $C = AB$ with $A$ of "
+        f"{p['m']}×{p['k']} and $B$ of {p['k']}×{p['n']} in {dtype(p['dtype'])}, reading $A$ "
+        "and $B$ once and writing $C$ once."),
+    answer=lambda p: ops.gemm(p["m"], p["n"], p["k"], p["dtype"]).intensity)
+
+# --- Chapter 5: triage ------------------------------------------------------------------
+
+define(
+    "triage-1", title="A stencil sweep at the speed of light",
+    defaults={"gpu": "T4", "edge": 4096},
+    draw=lambda r: {"gpu": r.choice(GPUS), "edge": r.choice((2048, 4096, 8192, 16384))},
+    question=lambda p: (
+        f"Give the **speed-of-light time in seconds** on {a(p['gpu'])} (datasheet: "
+        f"{si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}, "
+        f"{si(machines.get(p['gpu']).peak_flops('fp32'), 'FLOP/s')} FP32) of one 5-point FP32 "
+        f"stencil sweep over a {count(p['edge'])} × {count(p['edge'])} grid, each input read "
+        "once and each output written once."),
+    answer=lambda p: roofline.speed_of_light(p["gpu"], ops.stencil5(p["edge"] ** 2, "perfect")))
+
+define(
+    "triage-4", title="Many small kernels",
+    defaults={"kernels": 30, "gb": 10, "bw": 2e12},
+    draw=lambda r: {"kernels": r.randrange(5, 51, 5), "gb": r.choice((2, 4, 5, 8, 10, 16, 20)),
+                    "bw": r.choice((1.0, 1.5, 2.0, 3.0, 3.35, 4.8)) * 1e12},
+    question=lambda p: (
+        f"A model applies {p['kernels']} separate elementwise kernels, one after the other, to "
+        f"a {p['gb']} GB FP32 tensor on a GPU with {si(p['bw'], 'B/s')} of memory bandwidth. "
+        "Each kernel reads the tensor and writes it back. Give the **runtime in seconds** "
+        "(ignore launch tolls)."),
+    answer=lambda p: roofline.time(_gpu(p, "exercise GPU"),
+                                   ops.repeated_elementwise(int(p["gb"] * 1e9 / 4), p["kernels"],
+                                                            fused=False)))
+
+define(
+    "triage-5", title="GELU at the speed of light",
+    defaults={"gpu": "H200", "shape": (32, 2048, 8192)},
+    draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
+                    "shape": (r.choice((8, 16, 32, 64)), r.choice((1024, 2048, 4096)),
+                              r.choice((4096, 8192, 12288)))},
+    question=lambda p: (
+        f"Give the **speed-of-light time in seconds** of GELU on a "
+        f"[{', '.join(str(x) for x in p['shape'])}] BF16 activation on {a(p['gpu'])} "
+        f"(datasheet: {si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')})."),
+    answer=lambda p: roofline.speed_of_light(p["gpu"], ops.gelu(math.prod(p["shape"]),
+                                                                 dtype="bf16")))

@@ -1,0 +1,132 @@
+"""Variants of numeric exercises in chapters 6 to 10: SIMT, latency, memory, the moving
+roof and FlashAttention."""
+from __future__ import annotations
+
+from perfmodel import hierarchy, little, machines, simt
+
+from . import define
+from ._fmt import a, count, pow2, sci, si
+
+GPUS = ("T4", "A100", "H100", "H200", "B200")
+
+# --- Chapter 6: SIMT ---------------------------------------------------------------------
+
+define(
+    "simt-1", title="Warps of a launch",
+    defaults={"n": 1_000_000, "block": 256},
+    draw=lambda r: {"n": r.randrange(100_000, 10_000_001, 1000),
+                    "block": r.choice((64, 96, 128, 192, 256, 512, 1024))},
+    question=lambda p: (
+        f"A kernel is launched over {count(p['n'])} elements, one thread each, in blocks of "
+        f"{p['block']} threads. Give the **number of warps** the launch creates."),
+    answer=lambda p: float(simt.launch_warps(p["n"], p["block"])))
+
+define(
+    "simt-7", title="A rare branch",
+    defaults={"p": 0.01},
+    draw=lambda r: {"p": r.choice((0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05))},
+    question=lambda p: (
+        f"Each lane of a 32-lane warp independently takes a rare branch with probability "
+        f"{100 * p['p']:g}%. Give the **share of warps, in percent**, that must run the rare "
+        "path."),
+    answer=lambda p: 100 * simt.rare_path_warps(p["p"]))
+
+define(
+    "simt-10", title="Occupancy from registers",
+    defaults={"gpu": "T4", "regs": 96, "block": 256},
+    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "regs": r.randrange(40, 169, 8),
+                    "block": r.choice((128, 256, 512))},
+    question=lambda p: (
+        f"A kernel needs {p['regs']} registers per thread and runs in blocks of {p['block']} "
+        f"threads on {a(p['gpu'])} (65,536 registers per SM, at most "
+        f"{count(machines.get(p['gpu']).hardware('max_threads_per_sm'))} threads per SM; only "
+        "whole blocks fit). Give the SM's **occupancy in percent**."),
+    answer=lambda p: 100 * simt.occupancy(p["gpu"], p["regs"], p["block"]))
+
+# --- Chapter 7: latency ------------------------------------------------------------------
+
+define(
+    "latency-1", title="Bytes in flight",
+    defaults={"gpu": "T4", "ns": 400},
+    draw=lambda r: {"gpu": r.choice(GPUS), "ns": r.randrange(300, 801, 20)},
+    question=lambda p: (
+        f"Give the **bytes** {a(p['gpu'])} must keep in flight to sustain its datasheet "
+        f"{si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')} when a DRAM load takes "
+        f"{p['ns']} ns."),
+    answer=lambda p: little.bytes_in_flight(machines.get(p["gpu"]).bandwidth("dram"),
+                                            p["ns"] * 1e-9))
+
+define(
+    "latency-4", title="Threads per SM to hide latency",
+    defaults={"gpu": "H200", "ns": 337, "load": 4},
+    draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200")), "ns": r.randrange(300, 701, 10),
+                    "load": r.choice((4, 8, 16))},
+    question=lambda p: (
+        f"Give the **threads per SM** {a(p['gpu'])} "
+        f"({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}, "
+        f"{machines.get(p['gpu']).sms} SMs) needs at {p['ns']} ns of latency when each thread "
+        f"keeps one {p['load']}-byte load open."),
+    answer=lambda p: (little.threads_needed(machines.get(p["gpu"]).bandwidth("dram"),
+                                            p["ns"] * 1e-9, p["load"])
+                      / machines.get(p["gpu"]).sms))
+
+define(
+    "latency-5", title="Registers cap the warps",
+    defaults={"gpu": "H200", "regs": 72},
+    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "regs": r.randrange(33, 200)},
+    question=lambda p: (
+        f"Give the **number of warps** resident on one {p['gpu']} SM (65,536 registers, at "
+        f"most {machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps) when "
+        f"every thread needs {p['regs']} registers."),
+    answer=lambda p: float(little.resident_warps(p["gpu"], p["regs"])))
+
+# --- Chapter 8: memory -------------------------------------------------------------------
+
+define(
+    "memory-3", title="Tiles in shared memory",
+    defaults={"kib": 48, "elem": 4},
+    draw=lambda r: {"kib": r.choice((16, 32, 48, 64, 96, 100, 164, 228)), "elem": r.choice((2, 4))},
+    question=lambda p: (
+        f"Give the **largest edge $T$** (in elements) of two square "
+        f"{'FP32' if p['elem'] == 4 else 'FP16'} tiles that fit together in {p['kib']} KiB of "
+        "shared memory."),
+    answer=lambda p: float(hierarchy.largest_tile(p["kib"] * 1024, elem_bytes=p["elem"])))
+
+define(
+    "memory-6", title="One field of an array of structures",
+    defaults={"gpu": "H200", "log2n": 26, "record": 32},
+    draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
+                    "log2n": r.randrange(20, 29), "record": r.choice((32, 48, 64, 128))},
+    question=lambda p: (
+        f"Particles are stored as an array of {p['record']}-byte structures whose first field "
+        f"is the FP32 coordinate $x$. Give the **time in seconds** {a(p['gpu'])} "
+        f"({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}) takes to read $x$ of "
+        f"{pow2(p['log2n'])} particles (32-byte sectors)."),
+    answer=lambda p: (hierarchy.struct_bytes_moved(2 ** p["log2n"], p["record"], [0], layout="aos")
+                      / machines.get(p["gpu"]).bandwidth("dram")))
+
+# --- Chapter 9: why the roof moves ----------------------------------------------------
+
+define(
+    "moves-11", title="A training job at the datasheet peak",
+    defaults={"gpu": "H200", "flops": 1e21},
+    draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
+                    "flops": r.choice((1, 2, 3, 5)) * 10.0 ** r.choice((20, 21, 22))},
+    question=lambda p: (
+        f"Give the **hours** that {sci(p['flops'])} FLOPs of BF16 matrix multiplication take on "
+        f"one {p['gpu']} at its BF16 datasheet peak of "
+        f"{si(machines.get(p['gpu']).peak_flops('bf16_tensor'), 'FLOP/s')}."),
+    answer=lambda p: p["flops"] / machines.get(p["gpu"]).peak_flops("bf16_tensor") / 3600)
+
+# --- Chapter 10: FlashAttention -----------------------------------------------------------
+
+define(
+    "flash-3", title="Naive attention's memory",
+    defaults={"heads": 16, "seq": 16384, "d": 64},
+    draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
+                    "d": r.choice((64, 128))},
+    question=lambda p: (
+        f"Give naive attention's **peak memory in bytes** beside $Q$, $K$ and $V$ (the scores "
+        f"and the probabilities together, plus the output) for {p['heads']} heads, "
+        f"$S = {count(p['seq'])}$, $d = {p['d']}$, in FP16."),
+    answer=lambda p: hierarchy.attention_extra_bytes(p["seq"], p["d"], 1, p["heads"], 2.0))
