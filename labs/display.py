@@ -63,8 +63,8 @@ class LabView:
                 f"{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from widgets.static import to_html
+        from widgets.static import figure_html
 
         body = (f"<p><em>{html.escape(self.note)}</em></p>"
-                + to_html(self.figure(), name=f"lab-{self.name}") + self.summary_html())
+                + figure_html(self.figure(), name=f"lab-{self.name}") + self.summary_html())
         return {"text/html": body, "text/plain": self.note}

@@ -94,6 +94,7 @@ class Context:
     assets: str = ""
     priority: Sequence[str] = PRIORITY
     missing: list[str] | None = None  # when given, unglued names are listed here, not raised
+    links: Mapping[str, str] = field(default_factory=dict)  # "chapters/07_latency" -> url
 
     @property
     def docdir(self) -> str:
@@ -341,7 +342,30 @@ def _definitions(lines: list[str]) -> list[str]:
 
 
 def _inline(text: str, ctx: Context) -> str:
-    return _INLINE.sub(lambda m: m[0] if m["code"] else _role(m["name"], m["body"], ctx), text)
+    text = _INLINE.sub(lambda m: m[0] if m["code"] else _role(m["name"], m["body"], ctx), text)
+    return _LINK.sub(lambda m: m[0] if m["code"] else _link(m, ctx), text)
+
+
+_LINK = re.compile(r"(?P<code>(?P<ct>`+)[^`]+?(?<!`)(?P=ct)(?!`))"
+                   r"|(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^()\s]+)\)")
+
+
+def _link(m: re.Match, ctx: Context) -> str:
+    """A link to another page of the book (``07_latency.md#anchor``) as the address that
+    opens it from Colab (``ctx.links``: the twin in Colab, or the page on the site); web
+    addresses and in-page anchors stay as they are."""
+    target = m["target"]
+    if not ctx.links or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+        return m[0]
+    path = target.split("#", 1)[0]
+    if not path.endswith((".md", ".ipynb")):
+        return m[0]
+    page = posixpath.normpath(posixpath.join(ctx.docdir, path.rsplit(".", 1)[0]))
+    if page not in ctx.links:
+        where = f"{ctx.where}: " if ctx.where else ""
+        raise ValueError(f"{where}the link ({target}) names no page of the book "
+                         f"(known: {', '.join(sorted(ctx.links)) or 'none given'})")
+    return f"[{m['text']}]({ctx.links[page]})"
 
 
 def _split_titled(body: str) -> tuple[str, str]:
@@ -478,7 +502,8 @@ def _glue_block(name: str, key: str, options: dict[str, str], body: list[str],
 def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset(),
                    glued: Mapping[str, Mapping[str, Any]] | None = None, *, where: str = "",
                    targets: Mapping[str, str] | None = None, assets: str = "",
-                   priority: Sequence[str] = PRIORITY, missing: list[str] | None = None) -> str:
+                   priority: Sequence[str] = PRIORITY, missing: list[str] | None = None,
+                   links: Mapping[str, str] | None = None) -> str:
     """A markdown cell for Colab: each ``{exercise}`` becomes a bold heading over its text,
     each ``{solution}`` a one-line pointer (to ``check()`` for numeric exercises), glued
     values their text (from ``glued``: name -> mime bundle) and every other MyST
@@ -506,6 +531,6 @@ def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset(),
             edits.append((d.body_end + 1, d.end, []))
     for first, last, replacement in sorted(edits, reverse=True):
         lines[first:last + 1] = replacement
-    ctx = Context(glued, where, targets or {}, assets, priority, missing)
+    ctx = Context(glued, where, targets or {}, assets, priority, missing, links or {})
     out = "\n".join(_convert(lines, ctx))
     return out + "\n" if text.endswith("\n") else out

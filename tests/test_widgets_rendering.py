@@ -38,9 +38,44 @@ def test_static_mode_gives_html_and_no_widget(monkeypatch):
 def test_live_mode_gives_widget_view_and_the_static_figure(monkeypatch):
     monkeypatch.setenv(base.MODE_ENV, "live")
     w = widgets.littles_law()
-    bundle = w._repr_mimebundle_()
+    bundle, metadata = w._repr_mimebundle_()
     assert WIDGET_VIEW in bundle and bundle[WIDGET_VIEW]["model_id"] == w.live().box.model_id
-    assert bundle["text/html"].startswith('<div class="book-figure"')
+    # Outside the book the fallback figure draws itself (plotly.js from its CDN).
+    assert bundle["text/html"].startswith('<div class="book-figure-nb"')
+    assert metadata == {}  # not in Colab: no Colab tag
+
+
+def test_in_colab_a_widget_tags_itself_for_colabs_manager(monkeypatch):
+    """Returned as a cell's last expression, a widget is an execute_result, which Colab's
+    display hook never tags; the view must carry the tag itself (tests/colab/stub is a
+    stand-in for google.colab that records the manager's URL as Colab's does)."""
+    import pathlib
+
+    stub = str(pathlib.Path(__file__).parent / "colab" / "stub")
+    monkeypatch.syspath_prepend(stub)
+    for name in [m for m in sys.modules if m == "google" or m.startswith("google.")]:
+        monkeypatch.delitem(sys.modules, name)
+    import IPython
+
+    class Pub:
+        hooks: list = []
+
+        def register_hook(self, hook):
+            self.hooks.append(hook)
+
+    shell = type("Shell", (), {"display_pub": Pub()})()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    try:
+        import google.colab  # noqa: F401  (the stand-in)
+
+        monkeypatch.setenv(base.MODE_ENV, "live")
+        _, metadata = widgets.amdahl_gustafson()._repr_mimebundle_()
+    finally:  # the stand-in must not outlive this test
+        for name in [m for m in sys.modules if m == "google" or m.startswith("google.")]:
+            del sys.modules[name]
+    url = metadata[WIDGET_VIEW]["colab"]["custom_widget_manager"]["url"]
+    assert url.startswith("https://") and url.endswith("manager.min.js")
+    assert len(Pub.hooks) == 1  # the manager was switched on once, as Colab's would be
 
 
 def test_static_figure_json_has_no_typed_arrays():
@@ -71,6 +106,8 @@ def test_executed_notebook_widget_state(tmp_path, mode, has_state):
     assert bool(state.get("state")) == has_state
     data = nb.cells[0].outputs[0]["data"]
     assert "text/html" in data and (WIDGET_VIEW in data) == has_state
+    site_div = data["text/html"].startswith('<div class="book-figure"')
+    assert site_div == (mode == "static")  # the book's div only in the book build
 
 
 def test_the_book_build_sets_static_mode():

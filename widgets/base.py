@@ -36,7 +36,7 @@ Settings = dict[str, Any]
 
 #: Environment variable that picks the rendering: "static", "live" or "auto" (default:
 #: live when ipywidgets and anywidget import, else static).
-MODE_ENV = "GPU_BOOK_WIDGETS"
+MODE_ENV = static.MODE_ENV
 
 #: Pixel geometry of the static figure's controls.
 TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 34, 60, 58
@@ -337,9 +337,10 @@ class View:
         return go.Figure(fig_dict, skip_invalid=False)
 
     def static_html(self, fig=None) -> str:
-        """The static figure as the book's HTML div (numbers to DIGITS digits)."""
+        """The static figure as HTML for where this runs (the site's div in the book
+        build, the self-drawing form elsewhere), numbers to DIGITS digits."""
         fig = fig or self.static_figure()
-        return static.to_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS)
+        return static.figure_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS)
 
     # --- the live rendering ----------------------------------------------------------
     def live(self) -> "Live":
@@ -354,10 +355,19 @@ class View:
         if not live_available():
             return {"text/html": html, "application/vnd.plotly.v1+json": static.figure_json(fig),
                     "text/plain": f"<{self.name}: static figure>"}
-        _enable_colab_widgets()
-        bundle = dict(self.live().box._repr_mimebundle_() or {})
-        bundle["text/html"] = html
-        return bundle
+        # Built by hand rather than asked of the box: ipywidgets 7 (Colab's) has no
+        # _repr_mimebundle_, and Colab's widget manager needs the metadata on the output
+        # itself when the view is a cell's last expression (an execute_result, which
+        # Colab's display hook never sees).
+        data = {WIDGET_MIME: {"version_major": 2, "version_minor": 0,
+                              "model_id": self.live().box.model_id},
+                "text/plain": f"<{self.name}: interactive widget>",
+                "text/html": html}
+        return data, colab_widget_metadata()
+
+
+#: The mimetype of a Jupyter widget view.
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def mode() -> str:
@@ -379,20 +389,22 @@ def live_available() -> bool:
     return True
 
 
-_colab_done = False
-
-
-def _enable_colab_widgets() -> None:
-    """In Colab, switch on the custom widget manager that FigureWidget needs (once)."""
-    global _colab_done
-    if _colab_done or "google.colab" not in sys.modules:
-        return
+def colab_widget_metadata() -> dict:
+    """The output metadata Colab's custom widget manager needs on a widget view (the
+    manager's URL, as ``google.colab.output`` records it once enabled); {} outside Colab.
+    The manager is switched on here when the setup cell has not done it yet."""
+    if "google.colab" not in sys.modules:
+        return {}
     try:
         from google.colab import output  # type: ignore
-        output.enable_custom_widget_manager()
-    except Exception:  # pragma: no cover - Colab only
-        pass
-    _colab_done = True
+        from google.colab.output import _widgets  # type: ignore
+
+        if not getattr(_widgets, "_installed_url", None):
+            output.enable_custom_widget_manager()
+        url = getattr(_widgets, "_installed_url", None)
+    except Exception:  # noqa: BLE001  (an older or changed google.colab: no tag)
+        return {}
+    return {WIDGET_MIME: {"colab": {"custom_widget_manager": {"url": url}}}} if url else {}
 
 
 @dataclass

@@ -1,9 +1,17 @@
-"""Static figures for the built site: plotly JSON in an HTML div, drawn by the site's
-own plotly.js (``_static/book-plotly.js``); no CDN, no kernel.
+"""Static figures, drawn wherever a chapter runs.
 
-``StaticFigure(fig)`` is what a chapter cell returns: on the html builder it shows as
-``text/html`` (DESIGN.md's mime-priority override); in Jupyter it also carries plotly's
-own mimetype so JupyterLab draws it natively.
+Two HTML forms of one figure:
+
+- :func:`to_html` (the book build): plotly JSON in a div that the site's own plotly.js
+  draws (``_static/book-plotly.js``); no CDN, no kernel.
+- :func:`notebook_html` (Colab, JupyterLab, VS Code, classic Notebook): the same div with
+  a script that draws it itself, loading plotly.js from plotly's CDN (through require.js
+  where the page has it, as classic Notebook does) when the page has no ``Plotly`` yet.
+
+:func:`figure_html` picks the form for where the code runs (the book build sets
+``GPU_BOOK_WIDGETS=static``, see ``_ext/bookstatic.py``). ``StaticFigure(fig)`` is what a
+chapter cell returns: ``text/html`` in that form, plus plotly's own mimetype, which
+JupyterLab and VS Code draw natively.
 """
 from __future__ import annotations
 
@@ -12,10 +20,22 @@ import html as _html
 import itertools
 import json
 import math
+import os
 
 import numpy as np
 
 _ids = itertools.count()
+
+#: Environment variable the book build sets to "static" (shared with widgets.base).
+MODE_ENV = "GPU_BOOK_WIDGETS"
+
+#: Where a notebook page without plotly.js gets it ({version}: the installed plotly's).
+PLOTLY_CDN = "https://cdn.plot.ly/plotly-{version}.min"
+
+
+def in_book_build() -> bool:
+    """True while the book's html build executes the chapters."""
+    return os.environ.get(MODE_ENV, "").strip().lower() == "static"
 
 
 def _plain(obj):
@@ -60,10 +80,9 @@ def compact_json(obj, digits: int = 6) -> str:
     return json.dumps(obj)
 
 
-def to_html(fig, height: int | None = None, name: str | None = None,
-            digits: int | None = None) -> str:
-    """HTML for one figure: a div with the figure's JSON, drawn by book-plotly.js.
-    ``digits`` rounds every float to that many significant digits (None: exact)."""
+def _payload(fig, height: int | None, digits: int | None) -> tuple[str, int]:
+    """The figure's JSON (data, layout, config) ready to sit in a script tag, and its
+    height in pixels."""
     spec = figure_json(fig)
     spec.setdefault("layout", {}).pop("template", None)
     spec["layout"]["autosize"] = True
@@ -72,11 +91,78 @@ def to_html(fig, height: int | None = None, name: str | None = None,
     body = {"data": spec["data"], "layout": spec["layout"], "config": {"responsive": True}}
     payload = (compact_json(body, digits) if digits else
                json.dumps(body, separators=(",", ":"), allow_nan=False))
-    payload = payload.replace("</", "<\\/")
+    return payload.replace("</", "<\\/"), h
+
+
+def to_html(fig, height: int | None = None, name: str | None = None,
+            digits: int | None = None) -> str:
+    """HTML for one figure on the site: a div with the figure's JSON, drawn by
+    book-plotly.js. ``digits`` rounds every float to that many significant digits
+    (None: exact)."""
+    payload, h = _payload(fig, height, digits)
     fid = f"book-figure-{name or next(_ids)}"
     return (f'<div class="book-figure" id="{_html.escape(fid)}">'
             f'<div class="book-figure-plot" style="height:{h}px"></div>'
             f'<script type="application/json">{payload}</script></div>')
+
+
+def plotly_js_version() -> str:
+    """The plotly.js version the installed plotly package was built against."""
+    from plotly.offline import get_plotlyjs_version
+
+    return get_plotlyjs_version()
+
+
+# Draws the figure in the div before it; loads plotly.js from the CDN when the page has
+# none (through require.js where the page has it: classic Notebook). __ID__, __URL__ are
+# filled in by notebook_html.
+_DRAW = """(function () {
+  var root = document.getElementById("__ID__");
+  if (!root) { return; }
+  var spec = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+  var plot = root.querySelector(".book-figure-plot");
+  function draw(P) {
+    plot.style.width = "100%";
+    P.newPlot(plot, spec.data, spec.layout, spec.config);
+  }
+  if (window.Plotly) { draw(window.Plotly); return; }
+  if (typeof window.requirejs === "function" && typeof window.define === "function") {
+    window.requirejs.config({paths: {plotly: "__URL__"}});
+    window.requirejs(["plotly"], function (P) { window.Plotly = window.Plotly || P; draw(P); });
+    return;
+  }
+  var s = document.createElement("script");
+  s.src = "__URL__.js";
+  s.onload = function () { draw(window.Plotly); };
+  s.onerror = function () {
+    plot.textContent = "This figure needs plotly.js from cdn.plot.ly, which this page " +
+      "could not load (no network?).";
+  };
+  document.head.appendChild(s);
+})();"""
+
+
+def notebook_html(fig, height: int | None = None, name: str | None = None,
+                  digits: int | None = None) -> str:
+    """HTML for one figure in a notebook (Colab, JupyterLab, VS Code, classic Notebook):
+    the figure's JSON and a script that draws it, loading plotly.js from its CDN when the
+    page has none."""
+    payload, h = _payload(fig, height, digits)
+    fid = f"book-nbfigure-{name or 'fig'}-{next(_ids)}"
+    script = (_DRAW.replace("__ID__", fid)
+              .replace("__URL__", PLOTLY_CDN.format(version=plotly_js_version())))
+    return (f'<div class="book-figure-nb" id="{_html.escape(fid)}">'
+            f'<div class="book-figure-plot" style="height:{h}px;width:100%"></div>'
+            f'<script type="application/json">{payload}</script>'
+            f'<script type="text/javascript">{script}</script></div>')
+
+
+def figure_html(fig, height: int | None = None, name: str | None = None,
+                digits: int | None = None) -> str:
+    """The figure's HTML for where this code runs: the site's div in the book build,
+    the self-drawing form anywhere else."""
+    make = to_html if in_book_build() else notebook_html
+    return make(fig, height=height, name=name, digits=digits)
 
 
 class StaticFigure:
@@ -88,7 +174,7 @@ class StaticFigure:
         self.name = name
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": to_html(self.fig, self.height, self.name),
+        return {"text/html": figure_html(self.fig, self.height, self.name),
                 "application/vnd.plotly.v1+json": figure_json(self.fig)}
 
 
