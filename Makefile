@@ -1,12 +1,16 @@
 # The README's two commands: `make book` builds the site, `make test` runs every test.
-PY ?= python3.11
+# Any Python 3.11 to 3.13 the machine has (the first that runs, in this order).
+PY ?= $(shell for p in python3.11 python3.12 python3.13 python3; do \
+	$$p -c 'import sys; assert (3, 11) <= sys.version_info[:2] <= (3, 13)' >/dev/null 2>&1 \
+	&& { echo $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test env student instructor notebooks bench clean
+.PHONY: book test env colab-env student instructor notebooks bench clean
 
 $(STAMP): requirements.txt
+	@test -x $(BIN)/python || test -n "$(PY)" || { echo "make: the book needs Python 3.11, 3.12 or 3.13 (python3.11 ... python3 on PATH); none found" >&2; exit 1; }
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -r requirements.txt
@@ -29,8 +33,13 @@ book: $(STAMP)
 	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"
 
-test: book
+test: book colab-env
 	$(BIN)/python -m pytest -q tests
+
+# The Colab-faithful runtime the twins are tested in (.venv-colab: Colab's package versions
+# on Python 3.13; see scripts/colab_env.py).
+colab-env: $(STAMP)
+	$(BIN)/python scripts/colab_env.py
 
 # Colab twins: notebooks/<name>.ipynb from chapters/<name>.md (never edit them by hand).
 notebooks: $(STAMP)
