@@ -45,6 +45,59 @@ def _nvml():
         return None, None
 
 
+#: Resident threads per SM by compute capability, where torch's properties lack the field
+#: (CUDA programming guide, "Compute Capabilities" table).
+_THREADS_PER_SM = {(7, 0): 2048, (7, 2): 2048, (7, 5): 1024, (8, 0): 2048, (8, 6): 1536,
+                   (8, 7): 1536, (8, 9): 1536, (9, 0): 2048}
+WARP_SIZE = 32
+
+
+def device_limits(props=None) -> dict:
+    """What the labs size their work by, from torch's device properties (or any object
+    with the same attributes, such as a stand-in in a test): ``name``, ``sms``,
+    ``compute_capability`` as (major, minor), ``max_threads_per_sm``, ``warps_per_sm``
+    and ``memory_bytes`` (total device memory, bytes). A T4 (7.5): 40 SMs, 1024 threads
+    (32 warps) an SM, 15 GiB; an H200 (9.0): 132 SMs, 2048 threads (64 warps) an SM."""
+    if props is None:
+        import torch
+
+        props = torch.cuda.get_device_properties(0)
+    cc = (int(props.major), int(props.minor))
+    threads = getattr(props, "max_threads_per_multi_processor", None) or _THREADS_PER_SM.get(cc)
+    if not threads:
+        raise ValueError(f"max_threads_per_multi_processor unknown for compute capability {cc}")
+    return {"name": str(getattr(props, "name", "")), "sms": int(props.multi_processor_count),
+            "compute_capability": cc, "max_threads_per_sm": int(threads),
+            "warps_per_sm": int(threads) // WARP_SIZE, "memory_bytes": int(props.total_memory)}
+
+
+def compute_capability(value) -> tuple[int, int]:
+    """(major, minor) from '7.5', (7, 5) or 7.5; anything else -> ValueError."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    try:
+        major, minor = (int(p) for p in str(value).split(".")[:2])
+    except ValueError:
+        raise ValueError(f"compute_capability must look like '7.5' or (7, 5); got {value!r}")
+    return major, minor
+
+
+def nvml_problem() -> str | None:
+    """None when NVML (the ``pynvml`` module of ``nvidia-ml-py``) answers for GPU 0; else
+    one sentence saying what is missing and what to do."""
+    try:
+        import pynvml
+    except ImportError:
+        return ("NVML is not installed, so the SM clock and board power cannot be read: "
+                "pip install nvidia-ml-py, then restart the session")
+    try:
+        pynvml.nvmlInit()
+        pynvml.nvmlDeviceGetHandleByIndex(0)
+    except Exception as e:  # no driver library, or a GPU NVML cannot see
+        return f"NVML did not answer ({str(e).splitlines()[0][:120]}), so the SM clock and board power cannot be read"
+    return None
+
+
 def context() -> dict:
     """The run's context: GPU, SMs, compute capability, clocks, driver, versions, date."""
     ctx = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -56,10 +109,13 @@ def context() -> dict:
         return ctx
     import torch
     p = torch.cuda.get_device_properties(0)
+    lim = device_limits(p)
     ctx.update(gpu_name=p.name, gpu_slug=slug(p.name), sms=p.multi_processor_count,
                compute_capability=f"{p.major}.{p.minor}", memory_bytes=p.total_memory,
+               max_threads_per_sm=lim["max_threads_per_sm"], warps_per_sm=lim["warps_per_sm"],
                l2_bytes=getattr(p, "L2_cache_size", None), cuda_runtime=torch.version.cuda)
     nv, h = _nvml()
+    ctx["nvml"] = nv is not None
     if nv is not None:
         for key, fn in (("sm_clock_hz", lambda: nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM) * 1e6),
                         ("max_sm_clock_hz", lambda: nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM) * 1e6),

@@ -1,7 +1,7 @@
 """Waves: a matmul's speed steps where its output crosses a tile boundary.
 
-What it isolates: how an output split into tiles lands on the SMs. torch matmuls (BF16,
-n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
+What it isolates: how an output split into tiles lands on the SMs. torch matmuls
+(n x n x n, random data) over a fine sweep of n across a tile boundary (1784 to 1800, the
 source notes' 1792 vs 1793) and a coarse sweep (multiples of 512 and one past each),
 timed with CUDA events after warm-up; TFLOP/s = 2 n^3 / time. Each n twice: packed, and
 padded (the inner dimension K zero-padded and every row pitch rounded up to 64 elements;
@@ -21,23 +21,38 @@ Plainly: the library (cuBLAS / cuBLASLt behind torch) chooses its own tile shape
 and kernels for every n, and pads or handles partial tiles its own way, so its steps need
 not fall where this one fixed tile puts them; odd n also lose the aligned (16-byte) loads
 the fastest kernels need. The model shows the mechanism, not cuBLAS's choices.
+
+The dtype follows the GPU (:func:`dtype_for`): BF16 where it has BF16 tensor cores
+(compute capability 8.0 and later: the H200's recorded run), FP16 before that (a T4, 7.5,
+has FP16 tensor cores but none for BF16, so a BF16 matmul there would time cuBLAS's
+fallback, not the tiles). Both are 2 bytes, so the padded pitch and the sizes are the same.
+``params["dtype"]`` and ``summary["dtype"]`` say which ran.
 """
 from __future__ import annotations
 
 from perfmodel import waves
 
 from . import common
+from .gpu import compute_capability as compute_capability_of
 from .timing import queued_time
 
-SUMMARY_KEYS = ("best_flops", "fine_sweep_max_over_min")
+SUMMARY_KEYS = ("best_flops", "fine_sweep_max_over_min", "dtype")
 FINE = tuple(range(1784, 1801))
 FINE_QUICK = (1788, 1790, 1791, 1792, 1793, 1794, 1796)
 COARSE = tuple(n + d for n in range(512, 8193, 512) for d in (0, 1))
 COARSE_QUICK = tuple(n + d for n in (1024, 2048, 4096, 8192) for d in (0, 1))
 TILE = (256, 128)
-#: Row pitch (elements) of the padded layout: 128 bytes in BF16.
+#: Row pitch (elements) of the padded layout: 128 bytes in BF16 and in FP16.
 PAD_TO = 64
 LAYOUTS = ("packed", "padded")
+
+
+def dtype_for(compute_capability) -> str:
+    """The matmul dtype (a torch dtype name) for a GPU: "bfloat16" from compute capability
+    8.0 on (BF16 tensor cores), "float16" before (a T4, 7.5, has FP16 tensor cores only:
+    a BF16 matmul there would time cuBLAS's fallback, not the tensor-core tiles)."""
+    major, _minor = compute_capability_of(compute_capability)
+    return "bfloat16" if major >= 8 else "float16"
 
 
 def model_fraction(n: int, sms: int, tile: tuple[int, int] = TILE, blocks_per_sm: int = 1) -> float:
@@ -88,12 +103,13 @@ def run(quick: bool = False, fine=None, coarse=None, repeats: int | None = None)
     repeats = int(repeats or (5 if quick else 15))
     ctx = common.context()
     sms = int(ctx["sms"])
+    dtype = dtype_for(ctx["compute_capability"])
     rows = []
     for sweep, ns in (("fine", fine), ("coarse", coarse)):
         for n in ns:
             tiles = waves.tiles(n, n, *TILE)
             for layout in LAYOUTS:
-                t = time_matmul(n, repeats, pad=layout == "padded")
+                t = time_matmul(n, repeats, pad=layout == "padded", dtype=dtype)
                 rows.append({"sweep": sweep, "layout": layout, "n": n, "seconds": t,
                              "flops": 2.0 * n ** 3 / t, "tiles": tiles,
                              "waves": waves.waves(tiles, sms), "model_fraction": model_fraction(n, sms)})
@@ -101,8 +117,9 @@ def run(quick: bool = False, fine=None, coarse=None, repeats: int | None = None)
     for r in rows:
         r["model_flops"] = best * r["model_fraction"]
     fine_rates = [r["flops"] for r in rows if r["sweep"] == "fine" and r["layout"] == "packed"]
-    summary = {"best_flops": best, "fine_sweep_max_over_min": max(fine_rates) / min(fine_rates)}
-    params = {"quick": quick, "dtype": "bfloat16", "tile": list(TILE), "sms": sms,
+    summary = {"best_flops": best, "fine_sweep_max_over_min": max(fine_rates) / min(fine_rates),
+               "dtype": dtype}
+    params = {"quick": quick, "dtype": dtype, "tile": list(TILE), "sms": sms,
               "fine": list(fine), "coarse": list(coarse), "repeats": repeats,
               "pad_to": PAD_TO,
               "note": "the library chooses its own tiles; the model uses one fixed 256 x 128 tile"}
@@ -117,12 +134,13 @@ def plot(results: list[dict]):
     fig = p.figure("Waves: matmul speed across tile boundaries (the library picks its own tiles)",
                    cols=2, subtitles=("fine sweep", "coarse sweep"))
     for i, r, name in p.each(results):
+        dt = {"bfloat16": " (BF16)", "float16": " (FP16)"}.get(r["params"].get("dtype"), "")
         for col, sweep in ((1, "fine"), (2, "coarse")):
             rs = []
             for layout in LAYOUTS:
                 rs = sorted(p.rows(r, sweep=sweep, layout=layout), key=lambda row: row["n"])
                 p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"),
-                         f"{name}: {layout} rows", col=col, showlegend=col == 1,
+                         f"{name}{dt}: {layout} rows", col=col, showlegend=col == 1,
                          series=LAYOUTS.index(layout),
                          text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
             if i == 0 and rs:
