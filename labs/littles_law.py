@@ -58,7 +58,7 @@ from perfmodel import little
 
 from . import common, latency
 from .ceilings import copy_bandwidth
-from .gpu import numba_cuda
+from .gpu import device_limits, numba_cuda
 from .memkernels import (allow_shared, loaded_chase_kernel, pipeline_read_kernel,
                          pipeline_shared_bytes, read_kernel, resident_blocks, wide_load)
 from .timing import queued_time
@@ -93,6 +93,43 @@ def pipelined_here(compute_capability: str | None) -> bool:
         return False
 
 
+def choose_pipelined(requested: bool | None, compute_capability: str | None) -> bool:
+    """Which streaming read runs: ``requested`` (None: :func:`pipelined_here`). Asking for
+    the pipelined read on a GPU without ``cp.async`` is a ValueError, not a failed link."""
+    if requested is None:
+        return pipelined_here(compute_capability)
+    if requested and not pipelined_here(compute_capability):
+        raise ValueError(f"pipelined=True needs cp.async (compute capability 8.0 or later); "
+                         f"this GPU is {compute_capability}")
+    return bool(requested)
+
+
+def read_kernel_for(ilp: int, pipelined: bool, chained: bool = False):
+    """(kernel, dynamic shared bytes per thread) of the streaming read with ``ilp``
+    requests per thread: :func:`labs.memkernels.pipeline_read_kernel` when ``pipelined``
+    (``cp.async``: only where :func:`pipelined_here`), else
+    :func:`labs.memkernels.read_kernel` with 16-byte loads (no shared memory)."""
+    if pipelined:
+        return pipeline_read_kernel(ilp, chained), pipeline_shared_bytes(ilp, 1)
+    return read_kernel(ilp, wide_load()), 0
+
+
+def loaded_points(warps_per_sm: int, quick: bool) -> tuple[int, ...]:
+    """Streaming warps per SM beside the loaded chase: powers of two up to half of what an
+    SM holds (an H200, 64 warps an SM: 1..32, quick 2, 8, 32; a T4, 32: 1..16, quick 2, 8,
+    16), so every streaming block and the chaser's fit at once."""
+    if warps_per_sm < 2:
+        raise ValueError(f"warps_per_sm must be >= 2; got {warps_per_sm}")
+    top = warps_per_sm // 2
+    full = tuple(common.powers_of_two(1, top))
+    return tuple(w for w in full if w in (2, 8) or w == top) if quick else full
+
+
+def _skipped(what: str, reason: str, **where) -> dict:
+    """A row saying that a point of the sweep was not measured, and why."""
+    return {"experiment": "skipped", "what": what, **where, "reason": reason}
+
+
 class Streamer:
     """Launches the streaming read over one buffer, each launch on a fresh region.
     ``pipelined``: :func:`labs.memkernels.pipeline_read_kernel` (exactly L requests per
@@ -106,19 +143,17 @@ class Streamer:
         self.cuda = numba_cuda()
         self.base = 0
 
-    def time(self, ilp: int, blocks: int, tpb: int, repeats: int) -> dict | None:
-        """One grid's bandwidth (None if more blocks than fit at once, or the grid's one
-        turn is more than the buffer)."""
-        if self.pipelined:
-            kern = pipeline_read_kernel(ilp, self.chained)
-            shared = pipeline_shared_bytes(ilp, tpb)
-        else:
-            kern, shared = read_kernel(ilp, wide_load()), 0
+    def time(self, ilp: int, blocks: int, tpb: int, repeats: int) -> dict:
+        """One grid's bandwidth, or ``{"skipped": reason}`` when more blocks than fit at
+        once, or the grid's one turn is more than the buffer."""
+        kern, shared_per_thread = read_kernel_for(ilp, self.pipelined, self.chained)
+        shared = shared_per_thread * tpb
         threads = blocks * tpb
         iters = int(max(1, min(self.max_iters, self.positions // (threads * ilp))))
         region = threads * ilp * iters
         if region > self.positions:
-            return None
+            return {"skipped": f"one turn of {threads} threads x {ilp} loads is more than "
+                               f"the buffer's {self.positions} 16-byte elements"}
         out = self.cuda.device_array(threads, dtype=np.float64)
 
         def launch():
@@ -130,8 +165,12 @@ class Streamer:
         if not kern.overloads:           # compile with one small block first: the occupancy
             small = pipeline_shared_bytes(ilp, WARP) if self.pipelined else 0  # check needs it
             kern[1, WARP, 0, small](self.x, self.x, 0, 1, 1, out)
-        if not allow_shared(kern, shared) or blocks > resident_blocks(kern, tpb, shared):
-            return None                  # (asked before launching: too many registers fail)
+        if not allow_shared(kern, shared):
+            return {"skipped": f"{shared} bytes of shared memory a block cannot be granted"}
+        fit = resident_blocks(kern, tpb, shared)
+        if blocks > fit:                 # (asked before launching: too many registers fail)
+            return {"skipped": f"{blocks} blocks of {tpb} threads do not fit at once "
+                               f"({fit} resident)"}
         launch()
         t = queued_time(launch, warmup=1, repeats=repeats)
         nbytes = region * LOAD_BYTES
@@ -153,7 +192,8 @@ def _collapse(grid_rows: list[dict], saturation: float) -> list[dict]:
 
 
 def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser) -> list[dict]:
-    """The chase's latency with streaming blocks beside it, for each streamers-per-SM count."""
+    """The chase's latency with streaming blocks beside it, for each streamers-per-SM count
+    (a count whose blocks and the chaser's cannot all be resident gets a ``skipped`` row)."""
     cuda = numba_cuda()
     ilp = 4
     kern = loaded_chase_kernel(ilp)
@@ -164,7 +204,15 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
     for wps in warps_per_sm:
         tpb = WARP * min(wps, 8)
         blocks = sms * wps * WARP // tpb
-        if kern.overloads and blocks + 1 > resident_blocks(kern, tpb):
+
+        def too_many():
+            fit = resident_blocks(kern, tpb)
+            return (f"{blocks} streaming blocks of {tpb} threads and the chaser's do not "
+                    f"fit at once ({fit} resident)") if blocks + 1 > fit else None
+
+        why = too_many() if kern.overloads else None
+        if why:
+            rows.append(_skipped("loaded_latency", why, stream_warps_per_sm=wps))
             continue
         sums = cuda.device_array(blocks * tpb, dtype=np.float64)
         iters = max(1, positions // (blocks * tpb * ilp))
@@ -180,7 +228,9 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
 
             if rep == 0:  # compile, then check every block fits at once
                 launch()
-                if blocks + 1 > resident_blocks(kern, tpb):
+                why = too_many()
+                if why:
+                    rows.append(_skipped("loaded_latency", why, stream_warps_per_sm=wps))
                     break
                 continue
             t = queued_time(launch, warmup=0, repeats=1, sleep_cycles=0)
@@ -217,19 +267,20 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
     cuda = numba_cuda()
     xt = torch.rand(n, device="cuda")
     x = cuda.as_cuda_array(xt)
-    if pipelined is None:
-        pipelined = pipelined_here(ctx.get("compute_capability"))
+    pipelined = choose_pipelined(pipelined, ctx.get("compute_capability"))
+    warps_per_sm = int(ctx.get("warps_per_sm") or device_limits()["warps_per_sm"])
     stream = Streamer(x, n // 4, max_iters=128 if quick else 256, pipelined=pipelined,
                       chained=chained)
     copy = copy_bandwidth(min(n, 2 ** 28), repeats=10)
 
     rows: list[dict] = [{"experiment": "copy", "bandwidth": copy}]
-    max_warps = sms * 64
+    max_warps = sms * warps_per_sm
     for ilp in ILPS:
         for warps in common.powers_of_two(1, max_warps):
             blocks, tpb = block_shape(warps, sms)
             r = stream.time(ilp, blocks, tpb, repeats)
-            if r is None:
+            if "skipped" in r:           # the GPU is full: the sweep ends here, and says so
+                rows.append(_skipped("grid", r["skipped"], loads_per_thread=ilp, warps=warps))
                 break
             rows.append({"experiment": "grid", "loads_per_thread": ilp, "warps": warps,
                          "warps_per_sm": warps / sms, "blocks": blocks, "threads_per_block": tpb,
@@ -240,9 +291,12 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
                             if pipelined else [])
     for one in streamers:
         for ilp in (4, 8):
-            for warps in common.powers_of_two(1, 32):
+            for warps in common.powers_of_two(1, min(32, warps_per_sm)):
                 r = one.time(ilp, 1, warps * WARP, repeats)
-                if r is None:
+                if "skipped" in r:
+                    rows.append(_skipped("one_sm", r["skipped"], loads_per_thread=ilp,
+                                         warps=warps, kernel="pipelined" if one.pipelined
+                                         else "batch"))
                     break
                 rows.append({"experiment": "one_sm", "loads_per_thread": ilp, "warps": warps,
                              "kernel": "pipelined" if one.pipelined else "batch",
@@ -259,8 +313,8 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
                  "working_set_bytes": chain.numel() * 4})
     rows.append({"experiment": "model", "latency_s": idle_ns * 1e-9, "saturation_bandwidth": sat,
                  "bytes_in_flight_needed": little.bytes_in_flight(sat, idle_ns * 1e-9)})
-    rows += _loaded(x, n // 4, chain, sms, (2, 8, 32) if quick else (1, 2, 4, 8, 16, 32),
-                    steps // 4, chaser)
+    rows += _loaded(x, n // 4, chain, sms, loaded_points(warps_per_sm, quick), steps // 4,
+                    chaser)
     rows += _collapse(grid, sat)
     one_sm = max(r["bandwidth"] for r in rows if r["experiment"] == "one_sm")
     summary = {"saturation_bandwidth": sat, "bytes_in_flight_at_saturation": at_sat,
@@ -268,7 +322,9 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
     params = {"quick": quick, "buffer_bytes": 4 * n, "load_bytes": LOAD_BYTES,
               "loads_per_thread": list(ILPS), "repeats": repeats, "copy_bandwidth": copy,
               "saturation_vs_copy": sat / copy, "chase_steps": steps,
-              "pipelined": bool(pipelined), "chained": bool(chained) and bool(pipelined)}
+              "pipelined": bool(pipelined), "chained": bool(chained) and bool(pipelined),
+              "warps_per_sm": warps_per_sm,
+              "skipped": sum(r["experiment"] == "skipped" for r in rows)}
     return common.record("littles_law", params, rows, summary, ctx)
 
 
