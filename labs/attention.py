@@ -98,14 +98,29 @@ def relative_error(out, ref) -> float:
     return err if math.isfinite(err) else math.inf
 
 
+def square_bytes(seq: int) -> int:
+    """Bytes of the S x S scores and probabilities of every head, in float32 (the worst
+    case: the math backend may upcast): what the naive and math implementations hold."""
+    return 2 * BATCH * HEADS * seq * seq * 4
+
+
+def square_fits(free_bytes: float, seq: int) -> bool:
+    """True when :func:`square_bytes` fits in half the free memory (a T4, about 14.5 GiB
+    free: up to S = 4096; an H200: up to 16384)."""
+    return square_bytes(seq) < free_bytes / 2
+
+
+#: The implementations that hold the S x S matrices (left out where they do not fit).
+SQUARE = ("naive", "sdpa:math")
+
+
 def implementations(free_bytes: float, seq: int):
-    """(name, fn(q, k, v, causal)) pairs for one sequence length; the S^2 ones only when
-    their scores and probabilities (in float32, the worst case) fit in half the free memory."""
+    """(name, fn(q, k, v, causal)) pairs for one sequence length; the S^2 ones
+    (``SQUARE``) only when :func:`square_fits`."""
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    square = 2 * BATCH * HEADS * seq * seq * 4          # scores + probabilities, in float32 at worst
-    fits = square < free_bytes / 2
+    fits = square_fits(free_bytes, seq)
 
     def sdpa(backend=None):
         def fn(q, k, v, causal):
@@ -174,7 +189,14 @@ def run(quick: bool = False, seqs=None, repeats: int | None = None) -> dict:
         q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16, generator=gen)
                    for _ in range(3))
         check = torch.randperm(seq, device="cuda", generator=gen)[:CHECK_ROWS].sort().values
-        for impl, fn in implementations(common.free_memory_bytes(), seq):
+        free = common.free_memory_bytes()
+        if not square_fits(free, seq):   # said in the result, not dropped silently
+            rows += [{"impl": impl, "causal": causal, "seq": seq, "available": False,
+                      "reason": f"the S x S matrices ({square_bytes(seq) / 2 ** 30:.1f} GiB "
+                                f"in float32) would not fit in half the free memory "
+                                f"({free / 2 ** 30:.1f} GiB free)"}
+                     for impl in SQUARE for causal in (False, True)]
+        for impl, fn in implementations(free, seq):
             for causal in (False, True):
                 r = measure(fn, q, k, v, causal, check, repeats)
                 flops = 4.0 * BATCH * HEADS * seq * seq * HEAD_DIM * (0.5 if causal else 1.0)
