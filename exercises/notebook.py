@@ -104,7 +104,7 @@ def read_answer(source: object, id: str) -> Reading:
     if others:
         return Reading("invalid", message=f"the answer cell holds more than `{name} = ...` "
                                           "(the grader reads one assignment of a number and "
-                                          "runs no code)", text=text[:200])
+                                          "runs no code)", text=source.strip()[:200])
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return Reading("empty", message="no answer yet (replace the `...`)", text=text)
     try:

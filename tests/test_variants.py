@@ -1,0 +1,115 @@
+"""Per-student variants: every variant's answer against plain arithmetic from datasheet
+figures (typed here, not read from perfmodel), the chapter's own numbers giving the
+registry's answer, and seeds that differ by student and exercise but never by run.
+
+The variants come from the registry (``variants.ids()``): a chapter that drops an
+exercise drops its variant here too; a new variant needs its hand formula below."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from exercises import answer, variants
+
+# Datasheet figures: FP32 and dense FP16/BF16 tensor FLOP/s, DRAM byte/s, SMs.
+FP32 = {"T4": 8.1e12, "A100": 19.5e12, "H100": 66.9e12, "H200": 66.9e12, "B200": 75e12}
+TENSOR16 = {"A100": 312e12, "H100": 989e12, "H200": 989e12, "B200": 2250e12}
+DRAM = {"T4": 320e9, "A100": 2.039e12, "H100": 3.35e12, "H200": 4.8e12, "B200": 8e12}
+SMS = {"A100": 108, "H100": 132, "H200": 132}
+MAX_THREADS = {"T4": 1024, "H200": 2048}   # per SM
+REGISTERS = 65536                          # 32-bit registers per SM (T4 and Hopper)
+BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+
+
+def _crossover(ridge: float, d: int) -> int:
+    # I(b) = 2 b d^2 / (2 (d^2 + 2 b d)) = b d / (d + 2 b) >= ridge  <=>  b >= ridge d / (d - 2 ridge)
+    return math.ceil(ridge * d / (d - 2 * ridge) - 1e-9)
+
+
+def _occupancy(p):
+    blocks = min(REGISTERS // (p["regs"] * p["block"]), MAX_THREADS[p["gpu"]] // p["block"])
+    return 100 * blocks * p["block"] / MAX_THREADS[p["gpu"]]
+
+
+HAND = {
+    "roofline-1": lambda p: p["achieved"] / min(p["peak"], p["intensity"] * p["bw"]),
+    "roofline-2": lambda p: (DRAM[p["gpu"]] / 4) / FP32[p["gpu"]],   # 1 add per 4-byte read
+    "roofline-3": lambda p: (p["bw"] / 12) / p["peak"],              # 1 add per 12 bytes
+    "roofline-4": lambda p: max(p["flops"] / FP32[p["gpu"]], p["bytes"] / DRAM[p["gpu"]]),
+    "roofline-5": lambda p: max(1e12 / p["peak"], p["bytes"] / p["bw"]),
+    "roofline-6": lambda p: max(2 * p["d"] ** 2 / TENSOR16[p["gpu"]],
+                                2 * (p["d"] ** 2 + 2 * p["d"]) / DRAM[p["gpu"]]),
+    "roofline-7": lambda p: _crossover(TENSOR16[p["gpu"]] / DRAM[p["gpu"]], p["d"]),
+    "roofline-10": lambda p: 12 * 2 ** p["log2n"] / p["bw"],
+    "parallelism-1": lambda p: 1 / p["serial"],
+    "parallelism-5": lambda p: p["speedup"] / p["cores"],
+    "parallelism-7": lambda p: p["serial"] + (1 - p["serial"]) * p["units"],
+    "intensity-2": lambda p: p["ops"] / (2 * BYTES[p["dtype"]]),
+    "intensity-4": lambda p: 2 * p["m"] * p["n"] * p["k"] / (
+        BYTES[p["dtype"]] * (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"])),
+    "triage-1": lambda p: 8 * p["edge"] ** 2 / DRAM[p["gpu"]],      # read 4 B, write 4 B a point
+    "triage-4": lambda p: p["kernels"] * 2 * p["gb"] * 1e9 / p["bw"],
+    "triage-5": lambda p: 2 * 2 * math.prod(p["shape"]) / DRAM[p["gpu"]],
+    "simt-1": lambda p: math.ceil(p["n"] / p["block"]) * math.ceil(p["block"] / 32),
+    "simt-7": lambda p: 100 * (1 - (1 - p["p"]) ** 32),
+    "simt-10": _occupancy,
+    "latency-1": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9,
+    "latency-4": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9 / p["load"] / SMS[p["gpu"]],
+    "latency-5": lambda p: min(MAX_THREADS[p["gpu"]] // 32, REGISTERS // (p["regs"] * 32)),
+    "memory-3": lambda p: math.isqrt(p["kib"] * 1024 // (2 * p["elem"])),
+    "memory-6": lambda p: 32 * 2 ** p["log2n"] / DRAM[p["gpu"]],    # one 32-byte sector each
+    "moves-11": lambda p: p["flops"] / TENSOR16[p["gpu"]] / 3600,
+    "flash-3": lambda p: p["heads"] * (2 * p["seq"] ** 2 + p["seq"] * p["d"]) * 2,
+}
+IDS = variants.ids()
+STUDENTS = [f"student-{k}" for k in range(40)]
+
+
+def test_there_are_variants_and_each_has_a_hand_formula():
+    assert len(IDS) >= 20
+    assert set(IDS) <= set(HAND), f"add a hand formula for {sorted(set(IDS) - set(HAND))}"
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_each_students_answer_is_the_hand_arithmetic(id):
+    for student in STUDENTS:
+        inst = variants.instance(id, "hw1", student)
+        assert inst.answer == pytest.approx(HAND[id](inst.params), rel=1e-6), (student, inst.params)
+        assert inst.exercise.answer == inst.answer and inst.exercise.hint == ""
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_the_chapters_numbers_give_the_registrys_answer(id):
+    inst = variants.default_instance(id)
+    assert inst.answer == pytest.approx(answer(id), rel=1e-12)
+    assert inst.answer == pytest.approx(HAND[id](inst.params), rel=1e-6)
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_numbers_differ_between_students_not_between_runs(id):
+    drawn = [variants.instance(id, "hw1", s) for s in STUDENTS]
+    again = [variants.instance(id, "hw1", s) for s in STUDENTS]
+    assert [d.params for d in drawn] == [d.params for d in again]
+    distinct = {repr(sorted(d.params.items())) for d in drawn}
+    assert len(distinct) >= 4, f"{id}: only {len(distinct)} versions among {len(STUDENTS)}"
+    defaults = variants.get(id).defaults
+    assert all(d.params != defaults for d in drawn), "a student got the chapter's own numbers"
+    # The question states the student's numbers: two different versions read differently.
+    texts = {d.question for d in drawn}
+    assert len(texts) == len(distinct)
+
+
+def test_seed_depends_on_assignment_student_and_exercise():
+    s = variants.seed("hw1", "ada", "roofline-3")
+    assert s == variants.seed("hw1", "ada", "ROOFLINE-3")
+    assert len({s, variants.seed("hw2", "ada", "roofline-3"), variants.seed("hw1", "bo", "roofline-3"),
+                variants.seed("hw1", "ada", "roofline-4")}) == 4
+    with pytest.raises(ValueError, match="student"):
+        variants.seed("hw1", "", "roofline-3")
+
+
+def test_an_exercise_without_variants_is_the_chapters():
+    plain = next(e.id for e in __import__("exercises").all_exercises() if e.id not in IDS)
+    inst = variants.instance(plain, "hw1", "ada")
+    assert not inst.varied and inst.answer == answer(plain) and inst.params == {}
