@@ -211,3 +211,23 @@ def test_every_link_between_pages_resolves(name):
             if not ok:
                 bad.append(target)
     assert not bad, f"links that open nothing from Colab: {bad}"
+
+
+def test_running_the_twins_replaced_none_of_colabs_packages(executed):
+    """After every twin ran (setup cells included), each package the book touches is still
+    at Colab's version: the setup cell never replaces what Colab ships."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import colab_env
+
+    pins = {}
+    for line in colab_env.CONSTRAINTS.read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            pins[name.lower().replace("_", "-")] = version
+    listing = subprocess.run([str(COLAB_PYTHON), "-m", "pip", "list", "--format", "json"],
+                             capture_output=True, text=True, check=True).stdout
+    have = {p["name"].lower().replace("_", "-"): p["version"] for p in json.loads(listing)}
+    changed = {d: (pins[d], have.get(d)) for d in
+               (p.lower().replace("_", "-") for p in colab_env.PACKAGES)
+               if d in pins and have.get(d) != pins[d]}
+    assert not changed, f"packages no longer at Colab's version (pinned, now): {changed}"
