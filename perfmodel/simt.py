@@ -207,3 +207,38 @@ def registers_for_full_occupancy(machine) -> int:
 
     m = machines.get(machine) if isinstance(machine, str) else machine
     return int(m.hardware("registers_per_sm_bytes")) // 4 // int(m.hardware("max_threads_per_sm"))
+
+
+# --- What a profiler counts: lanes per instruction and achieved occupancy. ---
+
+def active_lanes(paths: int, split: str, warp: int = WARP) -> float:
+    """Average lanes switched on per instruction a warp issues inside ``paths`` equal
+    branches: the warp's lanes shared out over the passes it makes,
+    warp / divergence_passes (32 between warps, 32/P through every warp)."""
+    return _check.count("warp", warp) / divergence_passes(paths, split, warp)
+
+
+def busy_lanes_per_busy_warp(k: int, warp: int = WARP) -> float:
+    """Lanes switched on per instruction inside the branch when one thread in every ``k``
+    takes it: the busy threads over the warps holding one, warp / k while k <= warp (every
+    warp holds some), 1 beyond (a busy warp holds a single busy lane)."""
+    k, w = _check.count("k", k), _check.count("warp", warp)
+    return w / k if k <= w else 1.0
+
+
+def launch_occupancy(machine, blocks: int, block: int, registers_per_thread: int) -> float:
+    """Achieved occupancy a launch shape allows: resident warps per busy SM over the SM's
+    warp slots. The ``blocks`` are dealt evenly over the SMs (a launch with fewer blocks
+    than SMs leaves SMs idle, and each busy one holds a block); an SM holds at most the
+    blocks its registers and thread limit allow (:func:`resident_threads`). Exact for
+    launches whose blocks are fewer than the SMs or a multiple of them, in one wave."""
+    from . import machines
+
+    m = machines.get(machine) if isinstance(machine, str) else machine
+    n, b = _check.count("blocks", blocks), _check.count("block", block)
+    fit = resident_threads(m, registers_per_thread, b) // b
+    if fit < 1:
+        raise ValueError(f"a block of {b} threads with {registers_per_thread} registers each "
+                         f"does not fit on one {m.name} SM")
+    per_sm = min(fit, max(1.0, n / m.sms))
+    return per_sm * warps_per_block(b) / (m.hardware("max_threads_per_sm") / WARP)
