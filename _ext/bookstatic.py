@@ -27,14 +27,24 @@ def _add_plotly_static(app, config) -> None:
     config.html_static_path = list(config.html_static_path) + [folder]
 
 
-def _plotly_only_where_needed(app, pagename, templatename, context, doctree) -> None:
-    """Drop plotly.min.js from a page whose body holds no book figure."""
+def _drop_script_unless(context, script: str, marker: str) -> None:
+    """Drop ``script`` from the page's scripts when its body does not contain ``marker``."""
     scripts = context.get("script_files")
-    if scripts is None or 'class="book-figure"' in context.get("body", ""):
+    if scripts is None or marker in context.get("body", ""):
         return
     context["script_files"] = [
         js for js in scripts
-        if not str(getattr(js, "filename", js) or "").split("?")[0].endswith("plotly.min.js")]
+        if not str(getattr(js, "filename", js) or "").split("?")[0].endswith(script)]
+
+
+def _plotly_only_where_needed(app, pagename, templatename, context, doctree) -> None:
+    """Drop plotly.min.js from a page whose body holds no book figure."""
+    _drop_script_unless(context, "plotly.min.js", 'class="book-figure"')
+
+
+def _webgpu_only_where_needed(app, pagename, templatename, context, doctree) -> None:
+    """Drop book-webgpu.js (the "Measure this device" harness) from a page without it."""
+    _drop_script_unless(context, "book-webgpu.js", 'class="book-webgpu"')
 
 
 def setup(app):
@@ -47,4 +57,5 @@ def setup(app):
     # loads on every page by itself.
     app.connect("config-inited", _add_plotly_static)
     app.connect("html-page-context", _plotly_only_where_needed)
+    app.connect("html-page-context", _webgpu_only_where_needed)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

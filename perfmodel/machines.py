@@ -298,6 +298,7 @@ def from_results(*results: Mapping, name: str | None = None) -> Machine:
     """The roofline of a measured GPU, from lab results (dicts with lab/context/summary).
 
     Uses the ``intensity`` lab's ``fma_flops`` (FP32 peak) and ``copy_bandwidth`` (DRAM),
+    from the labs or from the book page's WebGPU measurement (its context has ``api``),
     and where present the ``paradox`` lab's ``launch_sync_s``, the ``pcie`` lab's
     ``pinned_bandwidth`` and the ``clocks`` lab's ``tensor_fp16_flops``. Missing units
     come from the datasheet machine of the same name when the GPU is one of ours.
@@ -324,6 +325,10 @@ def from_results(*results: Mapping, name: str | None = None) -> Machine:
     if clocks and clocks.get("tensor_fp16_flops"):
         peaks["fp16_tensor"] = clocks["tensor_fp16_flops"]
     date = str(ctx.get("date", ""))[:10]
+    # A result from the book's web page (book-webgpu.js) names its API: say so, since
+    # WebGPU shaders reach less than native code on the same GPU.
+    how = (f"measured with {ctx['api']} in a browser" if ctx.get("api")
+           else "measured by the book's labs")
     return measured(name or f"{gpu} (measured)", peaks, bws,
-                    source=f"measured by the book's labs on {gpu} {date}".strip(),
+                    source=f"{how} on {gpu} {date}".strip(),
                     launch_overhead=toll, base=base, sms=int(ctx.get("sms", 0) or 0))
