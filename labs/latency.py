@@ -17,6 +17,11 @@ add to the DRAM figure; the plateau below is read before that.
 
 Plateaus (the summary): L1 = median of sets up to 32 KB; L2 = median of sets from 1 MB to
 a quarter of the L2; DRAM = median of sets from 4x to 16x the L2.
+
+Sizes: sets up to a third of the free memory (a T4, about 14.5 GiB free: up to 4 GiB, so
+the full sweep stops there where the H200's reaches 8 GiB; ``params["skipped_sizes"]``
+lists the sets left out and why). On a T4 (quick): about 6 s (:func:`labs.budget.estimate`:
+the chains are built and walked in well under a second; one compile 2 s, start-up 3 s).
 """
 from __future__ import annotations
 
@@ -146,6 +151,7 @@ def run(quick: bool = False, sizes=None, steps: int | None = None) -> dict:
     l1 = int(getattr(props, "shared_memory_per_multiprocessor", 0) or 128 * KB)
     chaser = Chaser(l2)
     limit = min(MAX_CHAIN_BYTES, common.free_memory_bytes() // 3)
+    skipped = [s for s in sorted(sizes) if s > limit]
     rows = []
     for nbytes in sorted(s for s in sizes if s <= limit):
         chain = device_chain(nbytes, seed=len(rows))
@@ -161,7 +167,11 @@ def run(quick: bool = False, sizes=None, steps: int | None = None) -> dict:
                      "human_seconds": ns / l1_ns if l1_ns else None})
     params = {"quick": quick, "steps": steps, "line_bytes": LINE_BYTES, "l2_bytes": l2,
               "l1_bytes": l1, "sizes": [r["working_set_bytes"] for r in rows if "cycles" in r],
-              "plateau_ranges": {k: list(v) for k, v in plateau_ranges(l2).items()}}
+              "plateau_ranges": {k: list(v) for k, v in plateau_ranges(l2).items()},
+              "skipped_sizes": {"sizes": skipped,
+                                "reason": f"over {limit} B (a third of the free memory, "
+                                          f"at most {MAX_CHAIN_BYTES} B)"}
+              if skipped else {}}
     return common.record("latency", params, rows, summary, ctx)
 
 
