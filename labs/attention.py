@@ -18,6 +18,14 @@ What the model predicts (:func:`perfmodel.hierarchy.attention_extra_bytes`): nai
 memory grows as S^2 (2 S^2 elements per head while softmax runs), the fused kernels' as S
 (the output and one float per row); the FLOPs are 4 S^2 d per head either way (half of
 them with a causal mask), so the fused kernel wins by the bytes it never moves.
+
+Sizes: the S x S implementations (``SQUARE``: naive and the math backend) run only where
+their matrices, in float32 at worst, fit in half the free memory (:func:`square_fits`; an
+H200 at every S, a T4 with ~14.5 GiB free up to S = 4096); elsewhere their rows say why
+(``available`` False, with the sizes). A backend the GPU lacks (PyTorch's FlashAttention
+kernel needs sm_80) gets rows with torch's reason. On a T4 (quick): about 5 s
+(:func:`labs.budget.estimate`: every call and reference at S = 512 to 4096 about 1.5 s;
+start-up 3 s).
 """
 from __future__ import annotations
 

@@ -12,9 +12,13 @@ clock should match the peak scaled to that clock (perfmodel.clocks.peak); a card
 reaches its power limit lowers its clock, more for work that draws more power per cycle
 (tensor cores most), and a burst starts at whatever clock the previous work left.
 
-Quick mode holds each workload 2 s and idles 3 s before the burst; estimated for a T4:
-6 s of holds, 4 s of preludes, two bursts of about 0.3 s, compile 2 s: about 15 s (the
-same on the H200, where the holds dominate: 10.8 s).
+Without NVML (the ``pynvml`` module of ``nvidia-ml-py``) the lab still runs: it warns
+once, says so in ``params["nvml"]``, and the held workloads' clock and power are None.
+
+Quick mode holds each workload 2 s and idles 3 s before the burst. On a T4 (quick): about
+19 s (:func:`labs.budget.estimate`: 6 s of holds, 4 s of preludes, two bursts of about
+0.3 s, the matmuls timed before their holds 1 s, compiling two kernels 4 s, start-up 3 s;
+on the H200, where the holds dominate: 10.8 s).
 """
 from __future__ import annotations
 

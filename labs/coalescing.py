@@ -15,6 +15,12 @@ lane its own sector, 1/8 useful); from DRAM they are 64-byte bursts, so it grows
 stride 16 (1/16). A random gather touches one burst per 4-byte value (plus its coalesced
 4-byte index): 8 useful bytes of 68 moved. Useful bytes of the gather count the index and
 the value.
+
+Sizes: a DRAM buffer of 1 GiB (quick; 2 GiB full, at most a quarter of the free memory),
+the gather's 2^26 indices (256 MiB) and an 8192 x 8192 float32 view with its copy (256 MiB
+each): a few GiB at most, well inside a T4's 15. On a T4 (quick): about 12 s
+(:func:`labs.budget.estimate`: the strided reads, gathers and view walks about 0.5 s;
+compiling four kernels 8 s; start-up 3 s).
 """
 from __future__ import annotations
 

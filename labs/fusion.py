@@ -10,10 +10,10 @@ The fused version is ``torch.compile``'s; where compile is unavailable, the numb
 What the model predicts: all versions are memory-bound, so the speed-up is the ratio of
 bytes: 3x and 5.5x (and each version's time is its bytes over the copy bandwidth).
 
-Quick mode uses 2^26 elements. Estimated for a T4 from the model at 230 GB/s: the eager
-chains take 3.5 ms and 13 ms per call, 13 calls each, so the timing is under a second; the
-two torch.compile compilations dominate (10-30 s on a first run, cached after; on the
-H200 the whole quick run took 11.9 s, compilation included).
+Quick mode uses 2^26 elements. On a T4 (quick): about 34 s (:func:`labs.budget.estimate`:
+at 230 GB/s the eager chains take 3.5 ms and 13 ms a call, 15 calls each, 0.3 s in all;
+the two torch.compile compilations, assumed 15 s each on a first run and cached after,
+dominate; on the H200 the whole quick run took 11.9 s, compilation included).
 """
 from __future__ import annotations
 

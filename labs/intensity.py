@@ -28,13 +28,12 @@ start and end transients of a few tens of microseconds weigh too much in so shor
 launch. labs/NOTES.md has every variant tried.
 
 Sizes: one buffer of 4 GiB (quick: 1 GiB), the copy's two of the same size, each at most
-a fifth of the free memory: many times any L2. Quick mode, estimated for a T4 from the
-model with its measured roofs (230 GB/s, 6.8 TFLOP/s) and a fifth of its ~15 GB free,
-so 1 GiB: each k=1..64 launch moves 2 GiB in 9.3 ms, the k=256 and k=1024 launches
-compute 2^28 x 2k FLOPs in 20 and 80 ms; 7 launches of each k in each of the two shapes
-(2 warm-up, 5 timed) take about 2 s, the copy 0.2 s, the FMA hold 1 s; compiling the two
-knobs takes longer than that (the H200's quick run took 15.7 s in all, mostly compiling;
-perhaps 20-25 s on a slower notebook CPU): well under a minute.
+a fifth of the free memory: many times any L2. On a T4 (quick): about 21 s
+(:func:`labs.budget.estimate`: with its measured roofs, 230 GB/s and 6.8 TFLOP/s, and a
+fifth of its ~14.5 GiB free, so 1 GiB, each k=1..64 launch moves 2 GiB in 9.3 ms and the
+k=1024 launch computes for 80 ms; 7 launches of each k in each of the two shapes take
+about 2 s, the copy 0.2 s, the FMA hold 1 s; compiling the FMA kernel and the two knobs
+about 15 s, start-up 3 s). The H200's quick run took 15.7 s in all, mostly compiling.
 """
 from __future__ import annotations
 

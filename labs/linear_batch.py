@@ -15,10 +15,10 @@ linearly past the batch where the intensity equals the FP16 ridge P/B, with B th
 bandwidth and P the rate of a large FP16 matmul, both measured here. The measured bend is
 where the two measured asymptotes cross: b* = b_max x t(1) / t(b_max).
 
-Quick mode sweeps b = 1..1024 with 10 timed launches each. Estimated for a T4 from the
-model (230 GB/s, 21 TFLOP/s sustained FP16): 0.15 ms at batch 1 to 3.3 ms at 1024, about
-0.1 s for the sweep and 0.5 s for the FP16 reference matmul: a second or two, dominated by
-start-up (on the H200, 0.1 s).
+Quick mode sweeps b = 1..1024 with 10 timed launches each. On a T4 (quick): about 4 s
+(:func:`labs.budget.estimate`, at 230 GB/s and 21 TFLOP/s sustained FP16: 0.15 ms at batch
+1 to 1.7 ms at 1024, 0.2 s for the sweep, 0.1 s for the FP16 reference matmul; the rest is
+start-up. On the H200, 0.1 s).
 """
 from __future__ import annotations
 

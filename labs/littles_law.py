@@ -46,6 +46,19 @@ rows stop a step earlier than the others (one SM: 16 warps, not 32).
 ``bytes_in_flight_at_saturation`` the fewest bytes in flight reaching 90% of it;
 ``one_sm_bandwidth`` the best with every warp on one SM. A torch device-to-device copy
 (bytes read + written per second) is measured in the same run for comparison.
+
+Sized by the device: the grid sweep goes up to every warp the SMs hold (SMs x warps an
+SM: an H200 8448, a T4 40 x 32 = 1280), the loaded latency up to half an SM's warps
+(:func:`loaded_points`: an H200 1..32, a T4 1..16), so that the streaming blocks and the
+chaser's are resident together (on a T4, 32 streaming warps an SM would be 160 blocks of
+256 threads plus the chaser's: one more than the 160 it holds). A point that still cannot
+be resident (registers, shared memory) is not dropped: it gets a ``skipped`` row with the
+reason, and ``params["skipped"]`` counts them. A T4 (7.5) has no ``cp.async``, so it runs
+the batched read; ``pipelined=True`` there is a ValueError.
+
+On a T4 (quick): about 16 s (:func:`labs.budget.estimate`: the sweeps' launches, the copy
+and the chases about 0.3 s at the notes' 230 GB/s and 314 ns; compiling six kernels 12 s;
+start-up 3 s).
 """
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ attention and the linear layer the FP16 tensor rate of the largest FP16 matmul h
 Elementwise ops should reach most of the memory roof; a small matmul does too little work
 to fill the GPU and sits far below its roof.
 
-Quick mode: 2^26-element elementwise ops and matmuls up to 4096. Estimated for a T4 from
-the model (230 GB/s, 6.8 / 21 TFLOP/s): 17 ops of 1-40 ms each, about 45 calls per op,
-plus a half-second FMA hold: under 15 s (on the H200, 2.1 s).
+Quick mode: 2^26-element elementwise ops and matmuls up to 4096. On a T4 (quick): about
+9 s (:func:`labs.budget.estimate`, at 230 GB/s and 6.8 / 21 TFLOP/s: 17 ops of 1-40 ms,
+42 calls each, 3 s; the half-second FMA hold, its compile and start-up; on the H200, 2.1 s).
 """
 from __future__ import annotations
 

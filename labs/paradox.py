@@ -15,10 +15,10 @@ size at which the GPU is predicted quicker) are set against the measured ones. L
 are memory-bound on both machines, so their speed-up is the ratio of bandwidths; large
 matmuls are compute-bound, so theirs is the ratio of FLOP rates.
 
-Quick mode stops at n = 2048 and 2^26 elements. Estimated for a T4 from the source
-notes' CPU (215 GFLOP/s, 23 GB/s) and PCIe (under 5 GB/s pageable): the CPU's 2048^3 matmul
-takes 0.08 s, the largest add with copies about 0.2 s, and every op is repeated for about
-0.2 s of budget (3 at least), so the sweep takes about 15 s; on the H200 it took 5.4 s.
+Quick mode stops at n = 2048 and 2^26 elements. On a T4 (quick): about 10 s
+(:func:`labs.budget.estimate`, with the source notes' CPU and naive PCIe round trip: the
+adds with their copies 2.2 s, the CPU's matmuls 0.5 s, the launch tolls 0.8 s, start-up and
+one compile 5 s); on the H200 it took 5.4 s.
 """
 from __future__ import annotations
 

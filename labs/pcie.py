@@ -12,10 +12,10 @@ is slower still (pageable memory is staged through a bounce buffer, and ``.cpu()
 allocate fresh pages). For an op with one FLOP per 12 bytes, the trip costs more than the
 CPU doing the work itself whenever B_pcie is below the CPU's own memory bandwidth.
 
-Quick mode uses 2^26 elements (768 MiB crossing the link). Estimated for a T4 from the
-source notes' link (12.3 GB/s pinned, under 5 GB/s pageable): the naive trip takes about
-0.35 s and the best case 0.07 s, each repeated 3-4 times with warm-up, about 5 s in all
-(on the H200, 4.6 s).
+Quick mode uses 2^26 elements (768 MiB crossing the link). On a T4 (quick): about 8 s
+(:func:`labs.budget.estimate`, from the source notes' T4 round trips scaled to 2^26: the
+naive trip about 0.36 s and the best case 0.07 s, each stage repeated 3-10 times, 4.3 s;
+the CPU's add 0.4 s; start-up 3 s. On the H200, 4.6 s).
 """
 from __future__ import annotations
 

@@ -27,6 +27,11 @@ The dtype follows the GPU (:func:`dtype_for`): BF16 where it has BF16 tensor cor
 has FP16 tensor cores but none for BF16, so a BF16 matmul there would time cuBLAS's
 fallback, not the tiles). Both are 2 bytes, so the padded pitch and the sizes are the same.
 ``params["dtype"]`` and ``summary["dtype"]`` say which ran.
+
+On a T4 (quick): about 10 s (:func:`labs.budget.estimate`: FP16 matmuls at the notes'
+sustained 21 TFLOP/s, sizes off a multiple of 8 taken as 3-5x slower as on the H200, 8
+calls of each size in each layout: 6 s, 4.2 s of it n = 8193; start-up 3 s). The largest
+operands (n = 8193, padded) take 0.4 GB.
 """
 from __future__ import annotations
 
