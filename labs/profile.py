@@ -454,23 +454,48 @@ def _fmt(value, unit: str) -> str:
     return f"{value:,.2f}"
 
 
-#: One sentence per lesson: what to look at in its table.
-CAPTIONS = {
-    "simt": "Look at the lanes: split through every warp, each path runs with only its own "
-            "lanes switched on, so the profiler counts 32/P lanes per instruction; split "
-            "between warps, every instruction keeps all 32.",
-    "latency": "Look at the occupancy and the bandwidth: the launch shape sets the warps an "
-               "SM holds to within 3%, while below saturation the bandwidth they buy falls "
-               "13-19% short of Little's law, because a busy memory answers more slowly "
-               "than the idle latency the model divides by.",
-    "memory": "Look at the sectors and the DRAM bytes: at every stride the profiler counts "
-              "exactly the 32-byte sectors and 64-byte bursts the model charges, and the "
-              "set that fits in the L2 costs DRAM one sixteenth of what it reads.",
-    "compute": "Look at which unit is busy: the FMA pipe near its peak at the top of the "
-               "roofline, the DRAM near the copy bandwidth at its foot; at k = 1 the FMA "
-               "pipe's share also counts the integer multiply-adds of the index arithmetic, "
-               "which the count of FP32 FMAs leaves out.",
-}
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def caption(result: dict, lesson: str) -> str:
+    """One sentence on what to look at in a lesson's table, its figures computed from the
+    result shown (so it stays true of a reader's own run)."""
+    rows = [r for r in result["rows"] if r.get("lesson") == lesson and r.get("ratio")]
+
+    def ratios(counter):
+        return [r["ratio"] for r in rows if r["counter"] == counter]
+
+    if lesson == "simt":
+        return ("Look at the lanes: split through every warp, each path runs with only its "
+                "own lanes switched on, so the model expects 32/P lanes per instruction; "
+                "split between warps, all 32.")
+    if lesson == "latency":
+        text = ("Look at the occupancy and the bandwidth: the launch shape sets how many "
+                "warps an SM holds, and Little's law, bytes in flight over the idle latency, "
+                "the bandwidth they can buy")
+        occ = ratios("achieved_occupancy")
+        if occ:
+            text += f"; here the occupancy is within {_pct(max(abs(1 - x) for x in occ))} of the shape"
+        short = [1 - x for x in ratios("dram_bandwidth") if x < 0.97]
+        if short:
+            text += (f" and below saturation the bandwidth falls {_pct(min(short))} to "
+                     f"{_pct(max(short))} short of the law, since a busy memory answers more "
+                     "slowly than an idle one")
+        return text + "."
+    if lesson == "memory":
+        worst = max((abs(1 - x) for c in ("sectors_per_request", "dram_bytes_per_value")
+                     for x in ratios(c)), default=None)
+        text = ("Look at the sectors and the DRAM bytes: the model charges one 32-byte sector "
+                "per lane once lanes sit 32 bytes apart, and one 64-byte DRAM burst per value "
+                "once they sit 64 apart")
+        if worst is not None:
+            text += f"; every counter here is within {_pct(worst)} of that charge"
+        return text + ", and the set that fits in the L2 keeps DRAM nearly idle."
+    return ("Look at which unit is busy: the roofline puts the FMA pipe at its peak for the "
+            "FMA kernel and far past the ridge, the DRAM at its peak at the foot; the FMA "
+            "pipe's busy share also counts the integer multiply-adds of the index "
+            "arithmetic, which the count of FP32 FMAs leaves out.")
 
 
 def _in_table(row: dict) -> bool:
@@ -523,7 +548,7 @@ def table(result: dict, lesson: str) -> str:
     ctx = result["context"]
     head = "".join(f"<th>{html.escape(COUNTERS[c][0])}</th>" for c in counters)
     return ('<div class="book-table"><table class="table"><caption>'
-            + html.escape(CAPTIONS[lesson]) + f"</caption><thead><tr><th>kernel</th>{head}"
+            + html.escape(caption(result, lesson)) + f"</caption><thead><tr><th>kernel</th>{head}"
             "</tr></thead><tbody>" + body + "</tbody></table>"
             f"<p><small>Measured by {html.escape(ncu_name(ctx.get('ncu_version', '')))} on "
             f"an {html.escape(str(ctx.get('gpu_name', '?')))} "
