@@ -14,7 +14,8 @@ directives and roles, so in a twin:
   its title, ``{code-block}`` a fenced block, ``{math}`` ``$$...$$``, ``{figure}`` and
   ``{image}`` an image, ``{table}``/``{list-table}`` a pipe table under its caption;
 - ``{math}`` (role) ``$...$``, a reference (``{ref}``, ``{numref}``, ``{doc}``,
-  ``{term}``, ...) its text (or the title of what it points at), other roles their text;
+  ``{term}``, ...) its text (or the title of what it points at), a citation its label
+  from references.bib ("[Dao 2022]", as the book shows it), other roles their text;
 - ``(label)=`` targets, ``%`` comments and equation labels disappear, and a definition
   list (``Term`` over ``: definition``) becomes ``**Term**: definition``.
 
@@ -23,6 +24,7 @@ Fenced code and inline code are left as they are.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import posixpath
 import re
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exercises import _catalog
+from exercises.titles import heading
 
 ADMONITIONS = ("admonition", "note", "tip", "hint", "important", "warning", "caution",
                "attention", "danger", "error", "seealso")
@@ -390,7 +393,7 @@ def _role(name: str, body: str, ctx: Context) -> str:
     if name == "abbr":
         return re.sub(r"\s*\([^()]*\)\s*$", "", body)
     if name in ("cite", "cite:p", "cite:t", "footcite"):
-        return f"[{body}]"
+        return cite_text(body)
     if name == "eq":
         text, target = _split_titled(body)
         return text or f"({target})"
@@ -401,6 +404,30 @@ def _role(name: str, body: str, ctx: Context) -> str:
             return text.replace("%s", title).replace("{number}", title).replace("{name}", title)
         return title
     return text or target  # any other role: its text
+
+
+BIB = _catalog.ROOT / "references.bib"
+
+
+@functools.lru_cache(maxsize=None)
+def shorthands(path: str = str(BIB)) -> dict[str, str]:
+    """Citation key -> the label the book shows for it: the entry's ``shorthand`` in the
+    bib file (the book's pages show the same, _ext/citations.py), else the key."""
+    from pybtex.database import parse_file
+
+    entries = parse_file(path).entries
+    return {key: e.fields.get("shorthand", key) for key, e in entries.items()}
+
+
+def cite_text(body: str, path: str = str(BIB)) -> str:
+    """``{cite}`a,b``` as the book prints it: "[Dao 2022, Dao 2023]". A key the bib file
+    lacks is a ValueError (the book's build would warn about it too)."""
+    labels = shorthands(path)
+    keys = [k.strip() for k in body.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in labels]
+    if unknown or not keys:
+        raise ValueError(f"cite: {body!r} names no entry of {path} ({', '.join(unknown)})")
+    return "[" + ", ".join(labels[k] for k in keys) + "]"
 
 
 def _title(name: str, target: str, ctx: Context) -> str:
@@ -524,7 +551,11 @@ def colab_markdown(text: str, numeric: set[str] | frozenset[str] = frozenset(),
         if d.kind != "exercise" or any(s.start <= d.start <= s.end for s in solutions):
             continue
         name = (targets or {}).get(d.label, f"Exercise {d.label}")
-        head = f"**{name}" + (f": {d.title}**" if d.title else "**")
+        numbered = re.fullmatch(rf"Exercise (\S+) \({re.escape(d.label)}\)", name)
+        if numbered:  # the book's own heading: "Exercise 4.3: Title (`roofline-3`)"
+            head = "**" + " ".join(p for p in heading(numbered[1], d.title, d.label) if p) + "**"
+        else:
+            head = f"**{name}" + (f": {d.title}**" if d.title else "**")
         blank = d.body_start < len(lines) and not lines[d.body_start].strip()
         edits.append((d.start, d.body_start - 1, [head] if blank else [head, ""]))
         if d.end > d.body_end:
