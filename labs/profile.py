@@ -1,5 +1,4 @@
-"""What the profiler says: Nsight Compute's counters on the Part II labs' kernels, beside
-the model's prediction for each.
+"""What the profiler says: Nsight Compute's counters on the Part II kernels, beside the model.
 
 What it isolates: the mechanism each lab infers from a time, read directly off the
 hardware's counters. Small launches of the labs' own kernels (:mod:`labs.profile_worker`)
@@ -260,7 +259,8 @@ def measurements(case: dict, kernel: dict, sms: int | None) -> dict:
     if g("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active") is not None:
         out["fma_pipe_busy"] = (g("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
                                 "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active")
-    ffma, cycles = g("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), g("sm__cycles_elapsed.avg")
+    ffma = g("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+    cycles = g("sm__cycles_elapsed.avg")
     if ffma is not None and cycles and sms:
         lanes = common.fp32_lanes_per_sm(case.get("compute_capability", "9.0"))
         out["fma_lane_use"] = (ffma / (sms * lanes * cycles),
@@ -271,7 +271,8 @@ def measurements(case: dict, kernel: dict, sms: int | None) -> dict:
 
 def dram_peak(kernel: dict) -> float | None:
     """ncu's DRAM peak in byte/s: bytes per DRAM cycle at peak x DRAM cycles per second."""
-    a, b = _get(kernel, "dram__bytes.sum.peak_sustained"), _get(kernel, "dram__cycles_elapsed.avg.per_second")
+    a = _get(kernel, "dram__bytes.sum.peak_sustained")
+    b = _get(kernel, "dram__cycles_elapsed.avg.per_second")
     return a * b if a and b else None
 
 
@@ -476,7 +477,8 @@ def caption(result: dict, lesson: str) -> str:
                 "the bandwidth they can buy")
         occ = ratios("achieved_occupancy")
         if occ:
-            text += f"; here the occupancy is within {_pct(max(abs(1 - x) for x in occ))} of the shape"
+            worst = max(abs(1 - x) for x in occ)
+            text += f"; here the occupancy is within {_pct(worst)} of the shape"
         short = [1 - x for x in ratios("dram_bandwidth") if x < 0.97]
         if short:
             text += (f" and below saturation the bandwidth falls {_pct(min(short))} to "

@@ -49,7 +49,8 @@ def test_one_kernel_per_case_in_launch_order(lesson):
     assert [k["id"] for k in kernels] == list(range(len(kernels)))
     for k, c in zip(kernels, cases):
         assert c["kernel"] in k["name"]
-        assert k["block"].startswith(f"({c['block']}, ") and k["grid"].startswith(f"({c['blocks']}, ")
+        assert k["block"].startswith(f"({c['block']}, ")
+        assert k["grid"].startswith(f"({c['blocks']}, ")
 
 
 def test_units_row_is_applied():
