@@ -1,11 +1,11 @@
 """Numeric exercises of chapter 6, "Warps, SIMT and divergence".
 
 Every answer is computed by perfmodel here; tests/test_exercises_simt.py checks each one
-against plain arithmetic from the source notes' numbers and the numbers the questions give.
+against plain arithmetic from the T4 note's numbers and the numbers the questions give.
 """
 from __future__ import annotations
 
-from perfmodel import simt
+from perfmodel import parallel, simt
 
 from .registry import register
 
@@ -16,10 +16,12 @@ ODD_BLOCK = 48                        # a block size that is not a multiple of 3
 LONG_SHORT = (100, 40)                # instructions on the long and the short path
 LONG_SHARE = 0.25                     # share of the elements that take the long path
 ONE_IN = 128                          # one busy thread in this many
-T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the notes' dependent chain and its step on a T4
+T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the T4 note's dependent chain and its step
 RARE_P, RARE_LEN, COMMON_LEN = 0.01, 200, 20
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
 REGS_T4 = 96                          # registers per thread of the occupancy exercise
+BARRIER_WORK = (100, 300, 8)          # the worked barrier example: short, long, warps a block
+BARRIER_EX = (40, 200, 16, 2)         # simt-13: short, long, warps a block, slow warps
 
 
 def mixed_fractions():
@@ -52,7 +54,7 @@ register("simt-5", CHAPTER,
          lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
          hint="Count the warps holding a busy lane, not the busy threads.")
 register("simt-6", CHAPTER,
-         "The floor of the notes' T4 one-in-k kernel: one warp's chain of 20,000 dependent "
+         "The floor of the T4 note's one-in-k kernel: one warp's chain of 20,000 dependent "
          "multiply-adds at 3.5 ns each, in seconds.",
          lambda: simt.dependent_chain_time(T4_CHAIN, T4_STEP), unit="s",
          hint="Each step waits for the previous one's result.")
@@ -82,3 +84,11 @@ register("simt-11", CHAPTER,
          "full 2,048 threads.",
          lambda: simt.registers_for_full_occupancy("H200"), unit="registers",
          hint="Divide the register file by the thread limit.")
+register("simt-13", CHAPTER,
+         "A block of 16 warps synchronises every iteration; 14 warps issue 40 instructions "
+         "and 2 issue 200 between barriers. Share of the block's warp-time that is work, in "
+         "percent.",
+         lambda: 100 * parallel.barrier_efficiency(
+             [BARRIER_EX[1]] * BARRIER_EX[3] + [BARRIER_EX[0]] * (BARRIER_EX[2] - BARRIER_EX[3])),
+         unit="%",
+         hint="Every warp waits for the slowest: count the work against 16 x 200 slots.")

@@ -25,6 +25,8 @@ EXPECTED = {
     "simt-10": 100 * 512 / 1024,
     # 65,536 registers / 2,048 threads.
     "simt-11": 65536 / 2048,
+    # 2 x 200 + 14 x 40 = 960 of 16 x 200 = 3,200 warp-slots between barriers.
+    "simt-13": 100 * 960 / 3200,
 }
 
 
@@ -39,10 +41,12 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("simt-9", 12.8),
     ("simt-10", 50),
     ("simt-11", 32),
+    ("simt-13", 30),
 ]
 OFF = [  # wrong answers: not yet
     ("simt-5", 100 / 128),
     ("simt-10", 100 * 682 / 1024),
+    ("simt-13", 100 * 960 / (16 * 40)),     # slots counted at the fast warps' length
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
