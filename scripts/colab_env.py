@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import glob
 import hashlib
+import json
 import os
 import pathlib
 import shutil
@@ -65,10 +66,40 @@ def _digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def pinned() -> dict[str, str]:
+    """Colab's version of each package in PACKAGES that the constraints pin (names
+    normalised: lower case, '-')."""
+    pins = {}
+    for line in CONSTRAINTS.read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            pins[name.strip().lower().replace("_", "-")] = version.strip()
+    return {p.lower().replace("_", "-"): pins[p.lower().replace("_", "-")] for p in PACKAGES
+            if p.lower().replace("_", "-") in pins}
+
+
+def drifted() -> dict[str, tuple[str, str | None]]:
+    """Packages of the environment no longer at Colab's version: {name: (pinned, now)}
+    (something installed over them, e.g. an old setup cell that upgraded numba)."""
+    code = ("import importlib.metadata as m, json, sys\n"
+            "out = {}\n"
+            "for d in sys.argv[1:]:\n"
+            "    try: out[d] = m.version(d)\n"
+            "    except m.PackageNotFoundError: out[d] = None\n"
+            "print(json.dumps(out))")
+    want = pinned()
+    got = subprocess.run([str(python_path()), "-c", code, *want], capture_output=True,
+                         text=True, check=True).stdout
+    have = json.loads(got)
+    return {d: (v, have.get(d)) for d, v in want.items() if have.get(d) != v}
+
+
 def ensure(quiet: bool = True) -> pathlib.Path:
-    """Create or update the environment; return its python."""
+    """Create or update the environment; return its python. It is rebuilt when the
+    constraints change or when a package drifted from Colab's version."""
     stamp = ENV_DIR / ".colab-stamp"
-    if python_path().exists() and stamp.exists() and stamp.read_text() == _digest():
+    if python_path().exists() and stamp.exists() and stamp.read_text() == _digest() \
+            and not drifted():
         return python_path()
     if ENV_DIR.exists():
         shutil.rmtree(ENV_DIR)

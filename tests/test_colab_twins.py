@@ -219,15 +219,5 @@ def test_running_the_twins_replaced_none_of_colabs_packages(executed):
     sys.path.insert(0, str(ROOT / "scripts"))
     import colab_env
 
-    pins = {}
-    for line in colab_env.CONSTRAINTS.read_text().splitlines():
-        if "==" in line and not line.startswith("#"):
-            name, version = line.split("==", 1)
-            pins[name.lower().replace("_", "-")] = version
-    listing = subprocess.run([str(COLAB_PYTHON), "-m", "pip", "list", "--format", "json"],
-                             capture_output=True, text=True, check=True).stdout
-    have = {p["name"].lower().replace("_", "-"): p["version"] for p in json.loads(listing)}
-    changed = {d: (pins[d], have.get(d)) for d in
-               (p.lower().replace("_", "-") for p in colab_env.PACKAGES)
-               if d in pins and have.get(d) != pins[d]}
+    changed = colab_env.drifted()
     assert not changed, f"packages no longer at Colab's version (pinned, now): {changed}"
