@@ -1,7 +1,7 @@
 """Numeric exercises of chapter 7, "Latency and Little's law".
 
 Every answer is computed by perfmodel here; tests/test_exercises_latency.py checks each
-one against plain arithmetic from the source notes' numbers and the recorded H200 run
+one against plain arithmetic from the T4 note's numbers and the recorded H200 run
 (rounded as the questions state them).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .registry import register
 
 CHAPTER = "latency"
 
-# The source notes' T4: datasheet 320 GB/s with ~400 ns (chapter 2 of the GPU book);
+# The T4: datasheet 320 GB/s with ~400 ns (chapter 2 of the GPU book);
 # measured 275 GB/s read bandwidth and 314 ns DRAM latency (the T4 lab note).
 T4_BW, T4_LAT = 320e9, 400e-9
 T4_READ_BW, T4_CHASE = 275e9, 314e-9
@@ -44,8 +44,13 @@ def h200_threads_per_sm_scalar() -> float:
     return little.threads_needed(h200.bandwidth("dram"), H200_DRAM_NS, 4) / h200.sms
 
 
-def h200_warps_at_72_registers() -> float:
-    return float(little.resident_warps("H200", 72))
+LAB_L8_REGS, LAB_L8_LOADS = 72, 8   # the lab's pipelined kernel at L = 8: registers, loads
+
+
+def h200_sm_bytes_at_72_registers() -> float:
+    """Bytes one H200 SM keeps in flight with as many warps as 72 registers a thread allow,
+    each thread holding eight 16-byte loads."""
+    return little.in_flight(little.resident_warps("H200", LAB_L8_REGS), LAB_L8_LOADS, 16)
 
 
 def t4_bandwidth_at_128_registers() -> float:
@@ -92,10 +97,10 @@ register("latency-4", CHAPTER,
          h200_threads_per_sm_scalar, unit="threads",
          hint="4.8 TB/s x 337 ns, over 4 bytes, over 132 SMs; compare with 2,048.")
 register("latency-5", CHAPTER,
-         "Warps resident on one H200 SM (65,536 registers, at most 64 warps) when every thread "
-         "needs 72 registers.",
-         h200_warps_at_72_registers, unit="warps",
-         hint="65,536 / (72 x 32), rounded down.")
+         "Bytes one H200 SM (65,536 registers, at most 64 warps) keeps in flight when every "
+         "thread needs 72 registers and holds eight 16-byte loads, with as many warps as fit.",
+         h200_sm_bytes_at_72_registers, unit="B",
+         hint="65,536 / (72 x 32) warps fit, rounded down; each warp holds 32 x 8 x 16 bytes.")
 register("latency-6", CHAPTER,
          "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 128 "
          "registers per thread and each thread keeps one 4-byte load open, in byte/s.",

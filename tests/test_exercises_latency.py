@@ -1,4 +1,4 @@
-"""Chapter 7's numeric answers against plain arithmetic from the source notes' numbers and
+"""Chapter 7's numeric answers against plain arithmetic from the T4 note's numbers and
 the recorded H200 run as the questions round it (nothing here calls perfmodel: each
 expected value is worked by hand)."""
 from pytest import approx
@@ -16,8 +16,9 @@ EXPECTED = {
     "latency-3": 169,
     # H200: 4.8 TB/s x 337 ns = 1,617,600 B; / 4 B = 404,400 threads; / 132 SMs = 3,063.6.
     "latency-4": 4.8e12 * 337e-9 / 4 / 132,
-    # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind).
-    "latency-5": 28,
+    # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind);
+    # 28 warps x 32 threads x 8 loads x 16 B = 114,688 B.
+    "latency-5": 28 * 32 * 8 * 16,
     # T4 at 128 registers: 65,536 / (128 x 32) = 16 warps per SM; 40 x 16 x 32 x 4 B = 81,920 B;
     # / 400 ns = 204.8 GB/s (below the 320 GB/s roof).
     "latency-6": 40 * 16 * 32 * 4 / 400e-9,
@@ -37,13 +38,14 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("latency-2", 1.63e9),
     ("latency-3", 169),
     ("latency-4", 3064),
-    ("latency-5", 28),
+    ("latency-5", 115e3),
     ("latency-6", 205e9),
     ("latency-8", 24),
     ("latency-10", 15.5),
 ]
 OFF = [  # wrong answers: not yet
-    ("latency-5", 64),  # the SM's limit, not the register budget
+    ("latency-5", 64 * 32 * 8 * 16),  # the SM's limit, not the register budget
+    ("latency-5", 28),                # warps, not bytes
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

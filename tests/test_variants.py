@@ -56,7 +56,8 @@ HAND = {
     "simt-10": _occupancy,
     "latency-1": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9,
     "latency-4": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9 / p["load"] / SMS[p["gpu"]],
-    "latency-5": lambda p: min(MAX_THREADS[p["gpu"]] // 32, REGISTERS // (p["regs"] * 32)),
+    "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32, REGISTERS // (p["regs"] * 32))
+                            * 32 * p["loads"] * 16),
     "memory-3": lambda p: math.isqrt(p["kib"] * 1024 // (2 * p["elem"])),
     "memory-6": lambda p: 32 * 2 ** p["log2n"] / DRAM[p["gpu"]],    # one 32-byte sector each
     "moves-11": lambda p: p["flops"] / TENSOR16[p["gpu"]] / 3600,

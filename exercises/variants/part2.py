@@ -71,14 +71,17 @@ define(
                       / machines.get(p["gpu"]).sms))
 
 define(
-    "latency-5", title="Registers cap the warps",
-    defaults={"gpu": "H200", "regs": 72},
-    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "regs": r.randrange(33, 200)},
+    "latency-5", title="What the register budget keeps in flight",
+    defaults={"gpu": "H200", "regs": 72, "loads": 8},
+    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "regs": r.randrange(33, 200),
+                    "loads": r.choice((1, 2, 4, 8))},
     question=lambda p: (
-        f"Give the **number of warps** resident on one {p['gpu']} SM (65,536 registers, at "
-        f"most {machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps) when "
-        f"every thread needs {p['regs']} registers."),
-    answer=lambda p: float(little.resident_warps(p["gpu"], p["regs"])))
+        f"Every thread of a kernel needs {p['regs']} registers and keeps {p['loads']} "
+        f"independent 16-byte loads open. Give the **bytes in flight** on one {p['gpu']} SM "
+        f"(65,536 registers, at most "
+        f"{machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps) with as many "
+        "warps as fit."),
+    answer=lambda p: little.in_flight(little.resident_warps(p["gpu"], p["regs"]), p["loads"], 16))
 
 # --- Chapter 8: memory -------------------------------------------------------------------
 
