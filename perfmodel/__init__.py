@@ -15,11 +15,12 @@ waves      tiles and waves of thread blocks on the SMs
 softmax    the online-softmax state (m, l, u) and its merge
 simt       warps: divergence passes, coalescing sectors
 hierarchy  the memory staircase: latency plateaus by working set; attention's footprint
+access     one warp's request: alignment to sectors and lines, vector loads, shared-memory banks
 clocks     why the roof moves: peak from SMs x lanes x 2 x clock, power-capped clocks
 units      formatting of SI quantities for display
 """
-from . import (clocks, hierarchy, little, machines, ops, parallel, roofline, simt,
+from . import (access, clocks, hierarchy, little, machines, ops, parallel, roofline, simt,
                softmax, units, waves)
 
 __all__ = ["machines", "ops", "roofline", "little", "parallel", "waves",
-           "softmax", "simt", "clocks", "units", "hierarchy"]
+           "softmax", "simt", "clocks", "units", "hierarchy", "access"]

@@ -166,16 +166,20 @@ def strided_bandwidth(bandwidth: float, stride: int | str, elem_bytes: int = 4,
 
 
 def gather_fraction(value_bytes: float = 4.0, index_bytes: float = 4.0,
-                    piece: float = 64.0) -> float:
-    """Useful over moved bytes of a random gather ``out[i] = x[idx[i]]``: the index is read
-    in order (no waste) and every value costs a whole piece of its own, so
-    (index + value) / (index + piece). Pass index_bytes=0 to count the values alone."""
+                    piece: float = 64.0, store_bytes: float = 0.0) -> float:
+    """Useful over moved bytes of a random gather of ``x[idx[i]]``: the index is read in
+    order (no waste) and every value costs a whole piece of its own, so
+    (index + value) / (index + piece). A kernel that also writes each value out in order,
+    ``out[i] = x[idx[i]]``, adds ``store_bytes`` (useful, no waste) on both sides:
+    (index + value + store) / (index + piece + store). Pass index_bytes=0 to count the
+    values alone."""
     v = _check.positive("value_bytes", value_bytes)
     i = _check.non_negative("index_bytes", index_bytes)
     p = _check.positive("piece", piece)
+    s = _check.non_negative("store_bytes", store_bytes)
     if v > p:
         raise ValueError(f"value_bytes={v:g} must not exceed piece={p:g}")
-    return (i + v) / (i + p)
+    return (i + v + s) / (i + p + s)
 
 
 def struct_bytes_moved(n: int, struct_bytes: int, offsets: Sequence[int], field_bytes: int = 4,
