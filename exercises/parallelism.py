@@ -9,48 +9,62 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import machines, ops, parallel, roofline, simt
+from perfmodel import machines, parallel, simt
 
 from .registry import register
 
 CH = "parallelism"
-#: Any large size: a vector add's intensity does not depend on it.
-N = 2 ** 20
 #: The notes' launch example: 10 us of host overhead, a 100 us kernel.
 HOST_S, KERNEL_S = 10e-6, 100e-6
+#: Exercise 2's dependent-FMA latency on an H200, in clock cycles.
+FMA_CYCLES = 4
+#: Exercise 3's sort: seconds on 16 cores, and for the best serial program on one.
+SORT_P, SORT_PARALLEL_S, SORT_SERIAL_S = 16, 2.0, 12.0
 #: Exercise 10's pipeline: load, compute and store seconds per tile, and the tile count.
-STAGES, TILES = (2e-6, 3e-6, 1e-6), 1000
-
-
-def ridge40():
-    """The notes' example machine: 40 TFLOP/s FP32 and 1 TB/s, a ridge of 40 FLOP/byte."""
-    return machines.measured("RTX-class example", {"fp32": 40e12}, {"dram": 1e12},
-                             source="the source notes' worked example")
+STAGES, TILES = (4e-6, 3e-6, 1e-6), 500
 
 
 register("parallelism-1", CH, "Largest speed-up Amdahl allows with a serial fraction of 0.02.",
          lambda: parallel.amdahl(0.02, math.inf), unit="x", hint="The limit is 1/f.")
 
-register("parallelism-2", CH, "Arithmetic intensity of an FP32 vector add.",
-         lambda: ops.vector_add(N).intensity, unit="FLOP/byte",
-         hint="One FLOP; two 4-byte reads and one 4-byte write.")
+
+def h200_fma_warps() -> float:
+    """Warps of independent FMAs an H200 needs in flight to reach its FP32 peak, one
+    dependent FMA taking FMA_CYCLES clock cycles (Little's law)."""
+    h200 = machines.get("H200")
+    fmas = parallel.in_flight(h200.peak_flops("fp32") / 2, FMA_CYCLES / h200.clock_hz)
+    return fmas / simt.WARP
+
+
+def time_after(host_s: float, kernel_s: float, gpus: int) -> float:
+    """Seconds for serial host work plus a kernel that scales perfectly over ``gpus``."""
+    f = parallel.serial_fraction(host_s, kernel_s)
+    return (host_s + kernel_s) / parallel.amdahl(f, gpus)
+
+
+register("parallelism-2", CH,
+         "Warps of independent FMAs an H200 needs in flight to reach its FP32 peak when one "
+         "dependent FMA takes 4 cycles at 1.98 GHz.",
+         h200_fma_warps, unit="warps", rel_tol=0.02,
+         hint="FMAs per second at the peak x the latency of one FMA, over 32 threads a warp.")
 
 register("parallelism-3", CH,
-         "Best fraction of peak FLOP/s for an FP32 vector add on a machine whose ridge is 40.",
-         lambda: roofline.attainable(ridge40(), ops.vector_add(N).intensity)
-         / ridge40().peak_flops("fp32"),
-         unit="fraction", hint="Intensity over ridge: (1/12) / 40.")
+         "Honest efficiency of a sort taking 2 s on 16 cores when the best serial sort takes 12 s.",
+         lambda: parallel.efficiency(SORT_SERIAL_S / SORT_PARALLEL_S, SORT_P), unit="fraction",
+         hint="T1 is the best serial program's time, not the parallel program's on one core.")
 
-register("parallelism-5", CH, "Efficiency of a 10x speed-up on 64 cores.",
-         lambda: parallel.efficiency(10, 64), unit="fraction", hint="E = S / p.")
+register("parallelism-5", CH, "Efficiency of a 24x speed-up on 32 cores.",
+         lambda: parallel.efficiency(24, 32), unit="fraction", hint="E = S / p.")
 
 register("parallelism-6", CH,
-         "Speed-up on 4 GPUs of 10 us serial overhead plus a perfectly parallel 100 us kernel.",
-         lambda: parallel.amdahl(parallel.serial_fraction(HOST_S, KERNEL_S), 4), unit="x",
-         hint="f = 10/110; S = 1 / (f + (1 - f) / 4).")
+         "Speed-up over the 110 us one-GPU program of the better change on 16 GPUs: host "
+         "overhead cut from 10 us to 5 us, or 32 GPUs instead of 16.",
+         lambda: (HOST_S + KERNEL_S) / min(time_after(HOST_S / 2, KERNEL_S, 16),
+                                           time_after(HOST_S, KERNEL_S, 32)),
+         unit="x", hint="Time each option: serial part + 100 us / p.")
 
-register("parallelism-7", CH, "Gustafson's scaled speed-up with s = 0.05 on 1,024 units.",
-         lambda: parallel.gustafson(0.05, 1024), unit="x", hint="S = s + (1 - s) p.")
+register("parallelism-7", CH, "Gustafson's scaled speed-up with s = 0.02 on 4,096 units.",
+         lambda: parallel.gustafson(0.02, 4096), unit="x", hint="S = s + (1 - s) p.")
 
 register("parallelism-8", CH,
          "Predicted speed-up on 64 GPUs of a kernel measured at 6x on 8 (Karp-Flatt, then Amdahl).",
@@ -65,7 +79,7 @@ register("parallelism-9", CH,
          unit="x", hint="f = 20 / (20 + 50); the limit is 1/f.")
 
 register("parallelism-10", CH,
-         "Speed-up of a 3-stage pipeline (2, 3, 1 us per tile, 1,000 tiles) over no overlap.",
+         "Speed-up of a 3-stage pipeline (4, 3, 1 us per tile, 500 tiles) over no overlap.",
          lambda: TILES * sum(STAGES) / parallel.pipeline_time(TILES, STAGES), unit="x",
          hint="Overlapped: sum of stages + (n - 1) x slowest stage.")
 
@@ -80,6 +94,7 @@ register("parallelism-12", CH,
          hint="E = 0.8 means S = 51.2; solve Amdahl for f.")
 
 register("parallelism-13", CH,
-         "Fraction of lane-cycles doing useful work when a warp's lanes take 4 paths in turn.",
-         lambda: 1 / simt.divergence_passes(4, "within"), unit="fraction",
+         "Fraction of lane-cycles doing useful work when groups of 4 lanes of a warp take 8 "
+         "equally long paths.",
+         lambda: 1 / simt.divergence_passes(8, "within"), unit="fraction",
          hint="The warp walks every path with only that path's lanes active.")

@@ -5,28 +5,28 @@ from exercise_checks import chapter_checks
 EXPECTED = {
     # 004 exercise 1: 1 / 0.02
     "parallelism-1": 50.0,
-    # 004 exercise 2: 1 FLOP over 4 + 4 + 4 bytes
-    "parallelism-2": 1 / 12,
-    # 004 exercise 3: (1/12) / 40 of peak
-    "parallelism-3": 1 / 12 / 40,
-    # 004 1.2: 10x on 64 cores
-    "parallelism-5": 10 / 64,
-    # 004 1.3: 110 us on one GPU, 10 + 100/4 = 35 us on four
-    "parallelism-6": 110 / 35,
-    # 0.05 + 0.95 x 1024
-    "parallelism-7": 0.05 + 0.95 * 1024,
+    # H200 datasheet: 66.9 TFLOP/s = 33.45 T FMA/s; x 4 cycles / 1.98 GHz; over 32 a warp
+    "parallelism-2": 33.45e12 * 4 / 1.98e9 / 32,
+    # the best serial sort's 12 s over 2 s on 16 cores, over 16
+    "parallelism-3": 12 / 2 / 16,
+    # 24x on 32 cores
+    "parallelism-5": 24 / 32,
+    # 004 1.3's example: 110 us; 5 + 100/16 = 11.25 us beats 10 + 100/32 = 13.125 us
+    "parallelism-6": 110 / 11.25,
+    # 0.02 + 0.98 x 4096
+    "parallelism-7": 0.02 + 0.98 * 4096,
     # f = 1/21 from 6x on 8; 1 / (1/21 + (20/21)/64)
     "parallelism-8": 1 / (1 / 21 + (20 / 21) / 64),
     # (20 + 50) / 20
     "parallelism-9": 70 / 20,
-    # 1000 x 6 us against 6 + 999 x 3 us
-    "parallelism-10": 6000 / (6 + 999 * 3),
+    # 500 x 8 us against 8 + 499 x 4 us
+    "parallelism-10": 4000 / (8 + 499 * 4),
     # (10 + 31) / (32 x 10)
     "parallelism-11": 41 / 320,
     # f with 1/(f + (1-f)/64) = 51.2: f = (1/51.2 - 1/64) / (63/64)
     "parallelism-12": (1 / 51.2 - 1 / 64) * 64 / 63,
-    # four passes, a quarter of the lanes in each
-    "parallelism-13": 0.25,
+    # eight paths inside every warp: eight passes, an eighth of the lanes in each
+    "parallelism-13": 1 / 8,
 }
 
 

@@ -32,7 +32,7 @@ define(
 
 define(
     "parallelism-5", title="Efficiency",
-    defaults={"speedup": 10, "cores": 64},
+    defaults={"speedup": 24, "cores": 32},
     draw=lambda r: (lambda c: {"cores": c, "speedup": r.randrange(2, c // 2 + 1)})(
         r.choice((8, 16, 32, 64, 128, 256))),
     question=lambda p: (
@@ -42,7 +42,7 @@ define(
 
 define(
     "parallelism-7", title="Gustafson's scaled speed-up",
-    defaults={"serial": 0.05, "units": 1024},
+    defaults={"serial": 0.02, "units": 4096},
     draw=lambda r: {"serial": r.choice((0.01, 0.02, 0.05, 0.1, 0.2)),
                     "units": r.choice((64, 128, 256, 512, 1024, 2048, 4096))},
     question=lambda p: (
