@@ -53,16 +53,24 @@ register("intensity-4", CH,
          lambda: ops.gemm(16, D, D).intensity, unit="FLOP/byte",
          hint="The 4096 x 4096 weights dominate the bytes.")
 
+def stencil7(n: int, reuse: bool) -> ops.Op:
+    """A 3D 7-point FP32 stencil, u' = (u + its six neighbours) / 7: 6 adds and a multiply
+    per point; without reuse each point loads 7 values, with perfect reuse 1; one store."""
+    return ops.elementwise(n, flops_per_element=7, reads=1 if reuse else 7, writes=1,
+                           name=f"7-point stencil ({'perfect' if reuse else 'no'} reuse)")
+
+
 register("intensity-5", CH,
-         "Roofline speed-up on a T4 of the FP32 5-point stencil from no reuse to perfect reuse.",
-         lambda: (roofline.time("T4", ops.stencil5(N, "none"))
-                  / roofline.time("T4", ops.stencil5(N, "perfect"))),
+         "Roofline speed-up on an H100 of an FP32 3D 7-point stencil from no reuse to perfect "
+         "reuse.",
+         lambda: (roofline.time("H100", stencil7(N, False))
+                  / roofline.time("H100", stencil7(N, True))),
          unit="x", hint="Both versions are memory-bound, so the speed-up is the ratio of bytes.")
 
 register("intensity-6", CH,
-         "Arithmetic intensity of an FP32 vector add c = a + b (two reads, one write).",
-         lambda: ops.vector_add(N).intensity, unit="FLOP/byte",
-         hint="One add per element; 4 bytes for each of a, b and c.")
+         "Arithmetic intensity of an out-of-place FP16 scale y = a * x (one read, one write).",
+         lambda: ops.elementwise(N, 1, reads=1, writes=1, dtype="fp16").intensity,
+         unit="FLOP/byte", hint="One multiply per element; 2 bytes read, 2 bytes written.")
 
 register("intensity-7", CH,
          "Smallest tile edge T at which the tile intensity T/s of an FP32 tiled matmul reaches "
@@ -77,12 +85,12 @@ register("intensity-8", CH,
          unit="x", hint="An NVFP4 value is 4 bits plus one 8-bit scale per 16 values.")
 
 register("intensity-9", CH,
-         "Shortest sequence length S at which FlashAttention (d = 64, BF16 inputs and outputs) "
-         "reaches the H100's dense BF16 tensor-core ridge.",
-         lambda: float(first_true(lambda s: ops.attention(s, 64, flash=True, dtype="bf16").intensity
-                              >= machines.get("H100").ridge("bf16_tensor"))),
+         "Shortest sequence length S at which FlashAttention (d = 64, FP8 inputs and outputs) "
+         "reaches the H100's dense FP8 tensor-core ridge.",
+         lambda: float(first_true(lambda s: ops.attention(s, 64, flash=True, dtype="fp8").intensity
+                              >= machines.get("H100").ridge("fp8_tensor"))),
          unit="tokens", rel_tol=0.01, close_tol=0.1,
-         hint="In BF16 the flash intensity is S/2; the ridge is 989e12 / 3.35e12.")
+         hint="In FP8 the flash intensity is S; the ridge is 1979e12 / 3.35e12.")
 
 register("intensity-10", CH,
          "Multiply-adds per float k at which the intensity-knob kernel reaches the H200's "
