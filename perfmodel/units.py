@@ -36,3 +36,42 @@ def seconds(x: float) -> str:
 
 def nbytes(x: float) -> str:
     return si(x, "B")
+
+
+def number(x: float, digits: int = 3) -> str:
+    """A plain number for people: ``digits`` significant figures, thousands separators,
+    trailing zeros dropped, never e-notation: 1234.5 -> '1,230', 0.0001234 -> '0.000123'."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"x must be a number; got {type(x).__name__}")
+    if not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1; got {digits!r}")
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    decimals = digits - 1 - math.floor(math.log10(abs(x)))
+    text = f"{round(x, decimals):,.{max(decimals, 0)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def ratio(x: float, digits: int = 3) -> str:
+    """A ratio as people write it: ratio(2.34) -> '2.34x', ratio(5.5) -> '5.5x'."""
+    return f"{number(x, digits)}x"
+
+
+def percent(fraction: float, digits: int = 3) -> str:
+    """A fraction as a percentage: percent(0.9815) -> '98.2%', percent(1.03) -> '103%'."""
+    return f"{number(100 * fraction, digits)}%"
+
+
+def count(n: float) -> str:
+    """A whole number with thousands separators: count(65536) -> '65,536'."""
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n):
+        raise TypeError(f"n must be a finite number; got {n!r}")
+    if n != int(n):
+        raise ValueError(f"n must be a whole number; got {n!r}")
+    return f"{int(n):,}"
