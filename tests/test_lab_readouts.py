@@ -1,0 +1,245 @@
+"""Lab result tables written for readers (labs/readouts.py, drawn by labs.display.LabView):
+every lab has a readout; each renders for the recorded H200 run and the T4 reference; no raw
+summary key, snake_case word or e-notation reaches the page; every figure has a model cell
+(a value, or "measured only"); a reference without a figure leaves its cells empty and
+marked; and key model values equal an independent computation from the run's context and
+the datasheets (numbers written here by hand, not taken from the code under test)."""
+from __future__ import annotations
+
+import copy
+import html as htmllib
+import re
+
+import pytest
+
+import labs
+from labs import readouts, results
+from labs.results import list_recorded
+from perfmodel import units
+
+SNAKE = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b")
+E_NOTATION = re.compile(r"\d(?:\.\d+)?[eE][+-]?\d")
+
+
+@pytest.fixture(autouse=True)
+def _no_gpu(monkeypatch):
+    monkeypatch.setattr("labs.gpu.has_cuda", lambda: False)
+
+
+def _cells(page: str) -> list[list[str]]:
+    """The table body as rows of cell texts (tags stripped, entities unescaped)."""
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    out = []
+    for tr in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S):
+        tds = re.findall(r"<td[^>]*>(.*?)</td>", tr, flags=re.S)
+        out.append([htmllib.unescape(re.sub(r"<[^>]+>", " ", td)).strip() for td in tds])
+    return out
+
+
+def _row(page: str, starts: str) -> list[str]:
+    found = [r for r in _cells(page) if r[0].startswith(starts)]
+    assert len(found) == 1, (starts, [r[0] for r in _cells(page)])
+    return found[0]
+
+
+def _visible_text(page: str) -> str:
+    return htmllib.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_every_lab_has_a_readout():
+    """A lab added to LABS without a readout (or without its own tables) fails here."""
+    assert set(readouts.READOUTS).isdisjoint(readouts.OWN_TABLES)
+    assert set(readouts.READOUTS) | set(readouts.OWN_TABLES) == set(labs.LABS)
+    for name in readouts.OWN_TABLES:
+        assert callable(getattr(labs.module(name), "show", None)), name
+
+
+def test_unknown_lab_and_empty_results_raise():
+    with pytest.raises(ValueError, match="name must be a lab"):
+        readouts.table_html("nonesuch", [results.load("pcie", "H200")])
+    with pytest.raises(ValueError, match="results"):
+        readouts.table_html("pcie", [])
+
+
+def _check_page(name: str, page: str) -> None:
+    text = _visible_text(page)
+    for key in labs.module(name).SUMMARY_KEYS:
+        assert key not in page, f"{name}: raw key {key!r} on the page"
+    assert not SNAKE.findall(text), (name, SNAKE.findall(text))
+    assert not E_NOTATION.findall(text), (name, E_NOTATION.findall(text))
+    assert "&ndash;" not in page and "–" not in text, name
+    assert "<caption>Look at" in page, name            # one sentence on what to look at
+    caption = page.split("<caption>", 1)[1].split("</caption>", 1)[0]
+    assert caption.count(". ") == 0 and caption.endswith("."), caption
+
+
+@pytest.mark.parametrize("name", sorted(readouts.READOUTS))
+def test_table_for_the_recorded_h200_beside_the_reference(name):
+    view = labs.show(name)
+    page = view.summary_html()
+    assert page in view._repr_mimebundle_()["text/html"]
+    _check_page(name, page)
+    rows = _cells(page)
+    assert rows, name
+    for r in rows:
+        # the H200 run is shown first: every row has its measured value and a model cell
+        assert r[1] and r[1] != "*", (name, r)
+        assert r[2], (name, r)
+    assert "NVIDIA H200, 2026-11-30" in page
+
+
+@pytest.mark.parametrize("name", sorted(n for n in readouts.READOUTS
+                                        if any(r["context"].get("reference")
+                                               for r in list_recorded(n))))
+def test_table_for_the_t4_reference_alone(name):
+    ref = results.load(name, "T4-reference")
+    page = readouts.table_html(name, [ref])
+    _check_page(name, page)
+    assert "Tesla T4 (reference)" in page
+    for r in _cells(page):
+        if r[1] == "*":   # no such figure in the reference: both cells empty, footnoted
+            assert r[2] == ""
+            assert "* No figure for that row in the Tesla T4 (reference) run." in page
+        else:
+            assert r[1] and r[2], (name, r)
+
+
+def test_missing_reference_figure_is_an_empty_marked_cell():
+    page = labs.show("fusion").summary_html()
+    row = _row(page, "sin(x)^2 + cos(x)^2")
+    assert row[1:] == ["4.11x", "5.5x", "*", ""]
+    assert 'class="book-empty"' in page
+    assert "No figure for that row in the Tesla T4 (reference) run." in page
+
+
+def test_reference_with_no_figures_gets_no_columns():
+    page = labs.show("ops_on_roof").summary_html()
+    assert "Tesla T4 (reference)</th>" not in page
+    assert "The Tesla T4 (reference) run records none of these figures." in page
+    assert all(len(r) == 3 for r in _cells(page))
+
+
+def test_figures_without_a_model_say_so():
+    page = labs.show("pcie").summary_html()
+    assert _row(page, "Pageable host-to-device copy")[2] == "measured only"
+    assert _row(page, "The CPU doing the add itself")[2] == "measured only"
+
+
+# ---------------------------------------------------- model values, computed independently
+
+def test_intensity_fma_model_is_sms_x_128_lanes_x_2_x_clock():
+    h200 = results.load("intensity", "H200")
+    ctx, s = h200["context"], h200["summary"]
+    assert ctx["sms"] == 132 and ctx["compute_capability"] == "9.0"   # Hopper: 128 lanes
+    expected = 132 * 128 * 2 * s["fma_clock_hz"]                       # 66.9 TFLOP/s at 1.98 GHz
+    assert expected == pytest.approx(66.908e12, rel=1e-4)
+    page = readouts.table_html("intensity", [h200])
+    row = _row(page, "FP32 rate of the FMA kernel")
+    assert row[1:] == [units.flops(s["fma_flops"]), "66.9 TFLOP/s"]
+    t4 = results.load("intensity", "T4-reference")        # Turing: 40 SMs x 64 lanes
+    t4_row = _row(readouts.table_html("intensity", [t4]), "FP32 rate of the FMA kernel")
+    assert t4_row[2] == units.flops(40 * 64 * 2 * 1365e6) == "6.99 TFLOP/s"
+    # the datasheet columns: H200 4.8 TB/s DRAM, ridge 66.9 / 4.8 = 13.9 FLOP/byte
+    assert _row(page, "DRAM bandwidth")[2] == "4.8 TB/s"
+    assert _row(page, "Ridge point")[2] == "13.9"
+
+
+def test_pcie_model_round_trip_matches_the_recorded_model():
+    for gpu in ("H200", "T4-reference"):
+        r = results.load("pcie", gpu)
+        n, pinned = r["params"]["n"], r["summary"]["pinned_bandwidth"]
+        add = next(x["seconds"] for x in r["rows"] if x.get("stage") == "add on the GPU")
+        expected = 12 * n / pinned + add          # x and y in, z out: 3 x 4 bytes an element
+        row = _row(readouts.table_html("pcie", [r]), "Round trip, pinned")
+        assert row[2] == units.seconds(expected), gpu
+        if gpu == "H200":   # the lab's own model, recorded at run time
+            assert expected == pytest.approx(r["summary"]["model_round_trip_s"], rel=1e-9)
+            assert row[2] == "59.2 ms"
+        else:               # the T4 note gives 12n / B alone (0.26 s); the add adds 13 ms
+            assert r["summary"]["model_round_trip_s"] == pytest.approx(12 * n / pinned, abs=0.01)
+            assert row[2] == "275 ms"
+
+
+def test_linear_batch_bend_is_where_intensity_meets_the_ridge():
+    r = results.load("linear_batch", "H200")
+    s = r["summary"]
+    ridge, d = s["fp16_matmul_flops"] / s["copy_bandwidth"], 4096
+    # intensity of a d x d FP16 layer at batch b: 2 b d^2 / (2 (d^2 + 2 b d)) = b d / (d + 2b)
+    b = ridge * d / (d - 2 * ridge)
+    assert b * d / (d + 2 * b) == pytest.approx(ridge)
+    assert b == pytest.approx(s["bend_batch_model"])
+    row = _row(readouts.table_html("linear_batch", [r]), "Batch where the layer")
+    assert row[1:] == [units.number(s["bend_batch_measured"]), units.number(b)]
+    assert row[2] == "189"
+
+
+def test_clocks_models_scale_the_datasheet_to_the_clock():
+    r = results.load("clocks", "H200")
+    page = readouts.table_html("clocks", [r])
+    # FP16 dense 989 TFLOP/s at 1.98 GHz, run at 1.455 GHz
+    assert _row(page, "FP16 matmul (tensor cores), held")[2] == \
+        units.flops(989e12 * 1455e6 / 1980e6) == "727 TFLOP/s"
+    assert _row(page, "FP16 matmul (tensor cores): board power")[2] == "700 W"
+    t4 = readouts.table_html("clocks", [results.load("clocks", "T4-reference")])
+    # T4 FP32 8.1 TFLOP/s at 1.59 GHz; the notes' FP32 matmul ran at 705 MHz
+    assert _row(t4, "FP32 matmul (TF32 off), held")[2] == units.flops(8.1e12 * 705 / 1590)
+
+
+def test_fusion_models_are_the_ratio_of_bytes():
+    page = readouts.table_html("fusion", [results.load("fusion", "H200")])
+    # FP16: three kernels each read and write 2 bytes (12 B), fused 2 + 2 (4 B)
+    assert _row(page, "relu(x*1.5+0.5)")[2] == "3x"
+    # FP32: four one-input kernels and one two-input: 4 x 8 + 12 = 44 B; fused 8 B
+    assert _row(page, "sin(x)^2 + cos(x)^2")[2] == "5.5x"
+
+
+def test_divergence_and_coalescing_models():
+    page = readouts.table_html("divergence", [results.load("divergence", "H200")])
+    for p in (2, 4, 8):
+        assert _row(page, f"{p} paths split through every warp")[2] == f"{p}x"
+        assert _row(page, f"{p} paths split between warps")[2] == "1x"
+    page = readouts.table_html("coalescing", [results.load("coalescing", "H200")])
+    assert _row(page, "From DRAM, stride 16")[2] == "6.25%"      # 4 of each 64-byte burst
+    assert _row(page, "From the L2, stride 8")[2] == "12.5%"     # 4 of each 32-byte sector
+    assert _row(page, "From the L2, stride 32")[2] == "12.5%"
+    # gather: (4 + 4) useful of (4 + 64) moved, at the datasheet's 4.8 TB/s
+    assert _row(page, "Random gather")[2] == units.bandwidth(4.8e12 * 8 / 68)
+
+
+def test_attention_and_littles_law_models():
+    page = readouts.table_html("attention", [results.load("attention", "H200")])
+    # 16 heads: two S x S FP16 matrices and the S x 64 FP16 output, at S = 4096
+    naive = 16 * (2 * 4096 ** 2 * 2 + 4096 * 64 * 2)
+    assert _row(page, "S = 4,096: naive")[2] == units.nbytes(naive) == "1.08 GB"
+    fused = 16 * (4096 * 64 * 2 + 4 * 4096)
+    assert _row(page, "S = 4,096: fused SDPA's")[2] == units.nbytes(fused)
+    r = results.load("littles_law", "H200")
+    idle = next(x["latency_ns"] for x in r["rows"] if x.get("experiment") == "idle_latency")
+    row = _row(readouts.table_html("littles_law", [r]), "Bytes in flight")
+    assert row[2] == units.nbytes(r["summary"]["saturation_bandwidth"] * idle * 1e-9)
+
+
+def test_a_gpu_without_datasheet_says_so_and_keeps_context_models():
+    r = copy.deepcopy(results.load("intensity", "H200"))
+    r["context"]["gpu_name"] = "NVIDIA RTX 9999"
+    assert readouts.datasheet(r) is None
+    page = readouts.table_html("intensity", [r])
+    assert _row(page, "DRAM bandwidth")[2] == readouts.NO_DATASHEET
+    assert _row(page, "FP32 rate of the FMA kernel")[2] == "66.9 TFLOP/s"   # from the context
+
+
+@pytest.mark.parametrize("gpu, name", [("NVIDIA H200", "H200"), ("Tesla T4", "T4"),
+                                       ("NVIDIA H100 80GB HBM3", "H100"),
+                                       ("NVIDIA A100-SXM4-80GB", "A100")])
+def test_datasheet_machine_by_gpu_name(gpu, name):
+    assert readouts.datasheet({"context": {"gpu_name": gpu}}).name == name
+
+
+@pytest.mark.parametrize("lesson", ["simt", "latency", "memory", "compute"])
+def test_profile_tables_have_no_raw_keys_or_e_notation(lesson):
+    """The profile lab draws its own lesson tables (OWN_TABLES); they meet the same bar,
+    except that they cite the exact ncu metric names in <code> under the table."""
+    page = labs.show("profile", lesson=lesson)._repr_mimebundle_()["text/html"]
+    text = _visible_text(re.sub(r"<code>.*?</code>", "", page))
+    assert not SNAKE.findall(text) and not E_NOTATION.findall(text)
+    assert "<caption>Look at" in page
