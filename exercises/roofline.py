@@ -70,9 +70,10 @@ register("roofline-6", CH,
          unit="s", hint="Almost all of the bytes are the 2-byte weights; divide by 4.8 TB/s.")
 
 register("roofline-7", CH,
-         "Smallest batch at which a 4096 x 4096 FP16 linear layer reaches the H100's dense FP16 "
+         "Smallest batch at which an 8192 x 8192 FP16 linear layer reaches the H100's dense FP16 "
          "tensor-core ridge.",
-         lambda: float(crossover_batch("H100")), unit="inputs", rel_tol=0.01, close_tol=0.1,
+         lambda: float(crossover_batch("H100", d=8192)), unit="inputs", rel_tol=0.01,
+         close_tol=0.1,
          hint="I(b) = 2 b d^2 / (2 (d^2 + 2 b d)); set it equal to 989e12 / 3.35e12.")
 
 register("roofline-8", CH,
@@ -81,10 +82,21 @@ register("roofline-8", CH,
                   / roofline.time("H200", ops.linear(1, D, D, "fp16"), unit="fp16_tensor")),
          unit="x", hint="Memory-bound on both: the ratio of the bandwidths.")
 
+def multiplies_only(machine="H200") -> machines.Machine:
+    """``machine`` for a kernel without FMAs: each FP32 instruction is one FLOP, so the
+    compute roof is half the datasheet peak; the memory roof is unchanged."""
+    m = machines.get(machine)
+    return machines.measured(f"{m.name} (no FMAs)", {"fp32": m.peak_flops("fp32") / 2},
+                             {"dram": m.bandwidth("dram")},
+                             source=f"{m.name} datasheet, FP32 peak halved")
+
+
 register("roofline-9", CH,
-         "Compute ceiling on a T4 of a kernel made only of FP32 adds (no multiply-adds).",
-         lambda: machines.get("T4").peak_flops("fp32") / 2, unit="FLOP/s",
-         hint="The peak assumes every instruction is an FMA worth 2 FLOPs.")
+         "Ceiling on an H200 of a kernel made only of FP32 multiplies (no FMAs) at an intensity "
+         "of 10 FLOP/byte.",
+         lambda: roofline.attainable(multiplies_only("H200"), 10.0), unit="FLOP/s",
+         hint="The peak assumes every instruction is an FMA worth 2 FLOPs; compare half of it "
+              "with 10 x 4.8 TB/s.")
 
 register("roofline-10", CH,
          "Predicted time of an FP32 add of 2**28 elements on the T4 at the measured copy "
@@ -93,7 +105,8 @@ register("roofline-10", CH,
          hint="12 bytes per element over 230 GB/s.")
 
 register("roofline-11", CH,
-         "Smallest batch at which a 4096 x 4096 FP16 linear layer reaches the H200's dense FP16 "
-         "tensor-core ridge.",
-         lambda: float(crossover_batch("H200")), unit="inputs", rel_tol=0.01, close_tol=0.1,
-         hint="Same layer as before; the ridge is now 989e12 / 4.8e12.")
+         "Smallest batch at which a 4096 x 4096 linear layer with NVFP4 weights and activations "
+         "reaches the B200's dense FP4 tensor-core ridge.",
+         lambda: float(crossover_batch("B200", unit="fp4_tensor", dtype="nvfp4")),
+         unit="inputs", rel_tol=0.01, close_tol=0.1,
+         hint="NVFP4 is 0.5625 bytes a value; the ridge is 9e15 / 8e12.")

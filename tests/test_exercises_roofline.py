@@ -26,14 +26,17 @@ EXPECTED = {
     "roofline-5": 0.010,
     # 4096^2 weights + 2 x 4096 vectors, 2 bytes each, at 4.8 TB/s
     "roofline-6": 2 * (D * D + 2 * D) / 4.8e12,
-    "roofline-7": _crossover(989e12 / 3.35e12),
+    # an 8192 x 8192 FP16 layer on an H100 (dense FP16 989 TFLOP/s, 3.35 TB/s)
+    "roofline-7": _crossover(989e12 / 3.35e12, d=8192),
     # memory-bound on both: bandwidth ratio
     "roofline-8": 4.8 / 3.35,
-    # adds only: half the FMA peak
-    "roofline-9": 8.1e12 / 2,
+    # multiplies only on an H200: min(66.9e12 / 2, 10 FLOP/B x 4.8 TB/s)
+    "roofline-9": min(66.9e12 / 2, 10 * 4.8e12),
     # 2^28 x 12 bytes / 230 GB/s
     "roofline-10": 2 ** 28 * 12 / 230e9,
-    "roofline-11": _crossover(989e12 / 4.8e12),
+    # NVFP4 layer on a B200 (dense FP4 9 PFLOP/s, 8 TB/s): 0.5625 B a value, so
+    # I(b) = 2 b d^2 / (0.5625 (d^2 + 2 b d)) >= ridge  <=>  b >= r d / (2 d - 2 r), r = 0.5625 ridge
+    "roofline-11": math.ceil(0.5625 * 9e15 / 8e12 * D / (2 * D - 2 * 0.5625 * 9e15 / 8e12)),
 }
 
 
@@ -47,6 +50,6 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     "roofline", EXPECTED, rel=1e-3, rounded=ROUNDED)
 
 
-def test_crossovers_straddle_the_batch_256_layer():
-    # the source notes' point: batch 256 is compute-bound on one machine, not on another
-    assert answer("roofline-11") <= 256 < answer("roofline-7")
+def test_a_batch_of_256_is_memory_bound_in_both_new_crossovers():
+    # a wider layer on an H100 and an NVFP4 layer on a B200 both need more than 256 inputs
+    assert 256 < answer("roofline-7") and 256 < answer("roofline-11")

@@ -98,7 +98,7 @@ define(
 
 define(
     "roofline-7", title="When does a batch fill the tensor cores?",
-    defaults={"gpu": "H100", "d": 4096},
+    defaults={"gpu": "H100", "d": 8192},
     draw=lambda r: {"gpu": r.choice(BIG_GPUS), "d": r.choice((2048, 4096, 8192))},
     question=lambda p: (
         f"From what **batch size** on is a {p['d']}×{p['d']} FP16 linear layer compute-bound on "
