@@ -236,29 +236,112 @@ def _answer(ex) -> tuple[str, str]:
     return f"number ({unit})", f"{ex.rel_tol:.0%}"
 
 
+def exercise_title(d: Directive) -> str:
+    """The exercise's own title, without the id some chapters end it with
+    ("Reading a ceiling · roofline-1" -> "Reading a ceiling"); empty when untitled."""
+    title = d.title.strip()
+    if d.label:
+        title = re.sub(rf"\s*[·:-]\s*`?{re.escape(d.label)}`?\s*$", "", title)
+    if not title:  # chapters 6 to 10 open the body with a bold lead-in: "**The merge.**"
+        _, rest = _split_options(d.body.splitlines())
+        m = re.match(r"\s*\*\*(?P<lead>[^*]+?)\*\*", "\n".join(rest))
+        title = m["lead"].strip().rstrip(".:") if m else ""
+    return title
+
+
+def numbered_title(d: Directive, k: int, path: pathlib.Path) -> str:
+    """"Exercise 4.1: Reading a ceiling" (the chapter's number from its file name, the
+    exercise's place in the chapter), or "Exercise 6.3" for an untitled one."""
+    from .titles import heading
+
+    number = re.match(r"(\d+)_", path.name)
+    return " ".join(p for p in heading(f"{int(number[1])}.{k}" if number else str(k),
+                                       exercise_title(d)) if p)
+
+
 def exercise_rows(root: pathlib.Path = ROOT) -> list[dict[str, str]]:
     """One row per exercise of every chapter (written or numeric), then the numeric
-    exercises no chapter shows yet: chapter, id, exercise, answer, right within, GPU."""
+    exercises no chapter shows yet: chapter, id, exercise (its numbered title), answer,
+    right within, GPU, variants ("yes" when students can get their own numbers)."""
+    from . import variants
     from .registry import all_exercises
 
     numeric = {e.id: e for e in all_exercises()}
+    varied = set(variants.ids())
     rows: list[dict[str, str]] = []
     seen: set[str] = set()
     for path in chapter_files(root):
         title = chapter_title(path)
-        for d in directives(path.read_text(), path.stem):
-            if d.kind != "exercise":
-                continue
+        found = [d for d in directives(path.read_text(), path.stem) if d.kind == "exercise"]
+        for k, d in enumerate(found, 1):
             ex = numeric.get(d.label)
             seen.add(d.label)
             kind, tol = _answer(ex)
             rows.append({"chapter": title, "id": d.label or "(no label)",
-                         "exercise": _short(d.title or d.body), "answer": kind,
-                         "right within": tol, "GPU": gpu_use(d, bool(ex and ex.needs_gpu))})
+                         "exercise": numbered_title(d, k, path), "answer": kind,
+                         "right within": tol, "GPU": gpu_use(d, bool(ex and ex.needs_gpu)),
+                         "variants": "yes" if d.label in varied else ""})
     for ex in numeric.values():
         if ex.id not in seen:
             kind, tol = _answer(ex)
             rows.append({"chapter": ex.chapter, "id": ex.id, "exercise": _short(ex.question),
                          "answer": kind, "right within": tol,
-                         "GPU": GPU_NEEDED if ex.needs_gpu else ""})
+                         "GPU": GPU_NEEDED if ex.needs_gpu else "",
+                         "variants": "yes" if ex.id in varied else ""})
     return rows
+
+
+_GLUE_ROLE = re.compile(r"\{(?P<role>glue(?::\w*)?)\}`(?P<body>[^`]+)`")
+_MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^()\s]+)\)")
+
+
+def portable_myst(d: Directive, page_dir: str = "appendix") -> str:
+    """An exercise's body as MyST that renders on another page of the book exactly as in
+    its chapter: each glued value pasted from the chapter (``{glue:text}`name:.1f``` ->
+    ``{glue:text}`/chapters/<chapter>.md::name:.1f```, myst-nb's cross-document paste)
+    and each link to a page made relative to ``page_dir``."""
+    if not d.chapter:
+        raise ValueError("d must come from a chapter (scan_chapters sets its chapter)")
+
+    def glue(m: re.Match) -> str:
+        body = m["body"]
+        if "::" in body:
+            return m[0]
+        return f"{{{m['role']}}}`/chapters/{d.chapter}.md::{body}`"
+
+    def link(m: re.Match) -> str:
+        target = m["target"]
+        if re.match(r"^[a-z][a-z0-9+.-]*:|^#|^/", target, re.I):
+            return m[0]
+        up = "/".join(".." for _ in page_dir.strip("/").split("/")) if page_dir else "."
+        return f"[{m['text']}]({up}/chapters/{target})"
+
+    return _MD_LINK.sub(link, _GLUE_ROLE.sub(glue, d.body))
+
+
+def questions_myst(root: pathlib.Path = ROOT, page_dir: str = "appendix") -> dict[str, str]:
+    """Chapter title -> MyST listing every exercise of the chapter as the chapter renders
+    it: a bold numbered title with its id, then its question (see :func:`portable_myst`)."""
+    out: dict[str, str] = {}
+    for path in chapter_files(root):
+        found = [d for d in directives(path.read_text(), path.stem) if d.kind == "exercise"]
+        parts = []
+        for k, d in enumerate(found, 1):
+            head = f"**{numbered_title(d, k, path)}**" + (f" (`{d.label}`)" if d.label else "")
+            parts.append(f"{head}\n\n{portable_myst(d, page_dir).strip()}")
+        if parts:
+            out[chapter_title(path)] = "\n\n".join(parts)
+    return out
+
+
+def table_myst(rows: list[dict[str, str]], columns: list[str], caption: str = "") -> str:
+    """A MyST table of the rows (cells are MyST inline text: an exercise's title keeps its
+    maths), under ``caption``, in a container of class ``exercise-list``."""
+    def cell(value: object) -> str:
+        return " ".join(str(value).split()).replace("|", "\\|") or " "
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r.get(c, "")) for c in columns) + " |" for r in rows]
+    table = "\n".join(lines)
+    return (f"::::{{container}} exercise-list\n:::{{table}} {caption}\n{table}\n:::\n::::\n"
+            if caption else f"::::{{container}} exercise-list\n{table}\n::::\n")

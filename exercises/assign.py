@@ -341,7 +341,9 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
     out.mkdir(parents=True, exist_ok=True)
     title = title or f"Assignment {assignment}"
     make_notebooks, cm = _scripts()
-    need = sorted({d.chapter for d in directives if cm.glue_references(d.body)})
+    varied = set(variants.ids()) if use_variants and students else set()
+    need = sorted({d.chapter for d in directives
+                   if d.label not in varied and cm.glue_references(d.body)})
     if glued is None:
         glued = glued_values(need, root) if need else {}
     written: list[pathlib.Path] = []

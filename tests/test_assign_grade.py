@@ -250,3 +250,35 @@ def test_bad_commands_say_what_is_wrong(tmp_path):
     assert got.returncode == 2 and "roster" in got.stderr
     got = _run("grade", str(tmp_path / "nothing.json"), str(tmp_path))
     assert got.returncode == 2 and "assignment.json" in got.stderr
+
+
+def _bash_blocks(section: str) -> list[str]:
+    page = (ROOT / "appendix" / "instructors.md").read_text()
+    part = page.split(section, 1)[1].split("\n## ", 1)[0]
+    import re
+    return re.findall(r"```bash\n(.*?)```", part, re.S)
+
+
+def test_the_instructors_page_commands_work(tmp_path):
+    """The walkthrough's commands, run as printed (from a course folder instead of the
+    repository's root, with this interpreter for .venv/bin/python)."""
+    assign_block, grade_block = _bash_blocks("## Assign, distribute, collect, grade")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    def run(block: str) -> None:
+        script = block.replace(".venv/bin/python", sys.executable)
+        got = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600, env=env)
+        assert got.returncode == 0, got.stdout + got.stderr
+
+    run(assign_block)
+    made = tmp_path / "_build" / "assignments" / "hw1"
+    spec = json.loads((made / "assignment.json").read_text())
+    (tmp_path / "submissions").mkdir()
+    for s in spec["students"]:                         # students hand in their notebooks
+        (tmp_path / "submissions" / f"{s}.ipynb").write_text((made / f"{s}.ipynb").read_text())
+    run(grade_block)
+    with open(tmp_path / "_build" / "grades" / "hw1" / "gradebook.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["student"] for r in rows} == set(spec["students"])
+    assert {r["status"] for r in rows} == {"missing"}    # handed in unanswered
