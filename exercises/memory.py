@@ -1,11 +1,11 @@
 """Numeric exercises of chapter 8, "The memory hierarchy and coalescing".
 
 Every answer is computed by perfmodel here; tests/test_exercises_memory.py checks each
-one against plain arithmetic from the source notes' numbers.
+one against plain arithmetic from the T4 note's numbers.
 """
 from __future__ import annotations
 
-from perfmodel import hierarchy, machines
+from perfmodel import access, hierarchy, machines
 
 from .registry import register
 
@@ -16,12 +16,8 @@ PARTICLES = 2 ** 26            # records in the structure-of-arrays exercise
 PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, vx, vy, vz, mass, charge
 TRANSPOSE_N = 8192
 REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
-# The T4's staircase as the source notes measured it (whole GPU, read bandwidth).
+# The T4's staircase as the T4 note measured it (whole GPU, read bandwidth).
 T4_STAIRCASE = machines.notes_t4()
-
-
-def register_over_l2(name: str) -> float:
-    return hierarchy.level_capacity(name, "registers") / hierarchy.level_capacity(name, "l2")
 
 
 def largest_fp32_tile_t4() -> float:
@@ -47,28 +43,36 @@ def transpose_naive_over_tiled() -> float:
 
 
 def gather_slowdown() -> float:
-    return 1 / hierarchy.gather_fraction(value_bytes=4, index_bytes=4, piece=64)
+    # out[i] = x[idx[i]]: the 4-byte index read and the 4-byte store are in order.
+    return 1 / hierarchy.gather_fraction(value_bytes=4, index_bytes=4, piece=64, store_bytes=4)
 
 
 def l2_reuse_time() -> float:
     return REUSE_PASSES * REUSE_MB / T4_STAIRCASE.bandwidth("l2")
 
 
-def kinetic_aos_over_soa() -> float:
-    # m at byte 24, vx vy vz at 12, 16, 20: four of the eight fields.
-    fields = [12, 16, 20, 24]
-    return (hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, fields, layout="aos")
-            / hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, fields, layout="soa"))
+GROWN_BYTES, GROWN_FIELDS = 36, [28, 32]   # memory-10: a 36-byte record, its last two fields
 
+
+def grown_record_aos_over_soa() -> float:
+    """AoS over SoA traffic for the last two FP32 fields of 36-byte records."""
+    return (hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="aos")
+            / hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="soa"))
+
+
+MISALIGN_BYTES = 4            # memory-1: a warp's 32 floats start one float past a sector
+PADDED_ROW = 34               # memory-2: a 32 x 32 float tile with rows padded to 34 words
 
 register("memory-1", CHAPTER,
-         "On a T4, the register file of the whole chip over its L2 cache (both in bytes).",
-         lambda: register_over_l2("T4"), unit="x",
-         hint="40 SMs x 256 KiB of registers, against 4 MiB of L2.")
+         "A warp reads 32 consecutive FP32 values that start 4 bytes past a 32-byte sector "
+         "boundary: share of the moved bytes that is useful, in percent.",
+         lambda: 100 * access.contiguous_useful_fraction(MISALIGN_BYTES), unit="%",
+         hint="Bytes 4 to 131 touch sectors 0 to 4.")
 register("memory-2", CHAPTER,
-         "On an H200, the register file of the whole chip over its L2 cache.",
-         lambda: register_over_l2("H200"), unit="x",
-         hint="132 SMs x 256 KiB of registers, against 60 MiB of L2.")
+         "Passes a warp needs to read one column of a 32 x 32 FP32 tile in shared memory "
+         "whose rows are padded to 34 words (32 banks of 4 bytes).",
+         lambda: float(access.padded_column_ways(PADDED_ROW)), unit="passes",
+         hint="Lane k reads word 34k, in bank 34k mod 32 = 2k mod 32.")
 register("memory-3", CHAPTER,
          "The largest edge T of two square FP32 tiles that fit in 48 KiB of shared memory.",
          largest_fp32_tile_t4, unit="elements",
@@ -95,16 +99,18 @@ register("memory-7", CHAPTER,
          hint="Naive: 4 bytes read + one 32-byte sector written per element; tiled: 4 + 4.")
 register("memory-8", CHAPTER,
          "Predicted slowdown of a random FP32 gather out[i] = x[idx[i]] from DRAM against "
-         "reading in order, counting the 4-byte index and the 4-byte value as useful.",
+         "the same kernel with the indices in order, counting the 4-byte index, the 4-byte "
+         "value and the 4-byte store as useful.",
          gather_slowdown, unit="x",
-         hint="Moved: 4 index bytes + a 64-byte burst per value. Useful: 8.")
+         hint="Moved: 4 index bytes + a 64-byte burst per value + 4 stored. Useful: 12.")
 register("memory-9", CHAPTER,
          "On a T4, time for 50 passes over a 2 MB array that stays in the L2 (1.1 TB/s), in "
          "seconds.",
          l2_reuse_time, unit="s",
          hint="50 x 2 MB at 1.1 TB/s.")
 register("memory-10", CHAPTER,
-         "Bytes moved to read mass, vx, vy and vz of every particle (32-byte records, 8 FP32 "
-         "fields) as an array of structures over those as a structure of arrays.",
-         kinetic_aos_over_soa, unit="x",
-         hint="Four of the eight fields sit in one 32-byte sector per particle.")
+         "Bytes moved to read the last two FP32 fields (bytes 28 to 35) of 36-byte records "
+         "as an array of structures over those as a structure of arrays.",
+         grown_record_aos_over_soa, unit="x",
+         hint="A warp's 32 records span 1,152 contiguous bytes; which of its 36 sectors are "
+              "touched?")

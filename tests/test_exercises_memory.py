@@ -1,4 +1,4 @@
-"""Chapter 8's numeric answers against plain arithmetic from the source notes' numbers
+"""Chapter 8's numeric answers against plain arithmetic from the T4 note's numbers
 (nothing here calls perfmodel: each expected value is worked by hand)."""
 import math
 
@@ -11,11 +11,11 @@ H200_BW = 4.8e12              # H200 datasheet HBM3e, byte/s
 H200_BF16 = 989e12            # H200 dense BF16 tensor cores, FLOP/s
 
 EXPECTED = {
-    # T4 (seed 003's table): 40 SMs x 256 KiB of registers = 10 MiB, over a 4 MiB L2.
-    "memory-1": 40 * 256 * KB / (4 * MB),
-    # H200: 132 SMs x 256 KiB = 33 MiB of registers (Hopper whitepaper), over the 60 MiB L2
-    # the card reports (labs/results/H200/*.json, context.l2_bytes = 62,914,560).
-    "memory-2": 132 * 256 * KB / (60 * MB),
+    # bytes 4 .. 131 lie in sectors 0 .. 4 (0-31, 32-63, 64-95, 96-127, 128-159): 128 of 160.
+    "memory-1": 100 * 128 / 160,
+    # lane k reads word 34k; bank 34k mod 32 = 2k mod 32: 16 banks (0, 2, .., 30), two
+    # lanes each (k and k + 16) with different words: 2 passes.
+    "memory-2": 2,
     # 2 x T^2 x 4 <= 49,152 -> T^2 <= 6,144 -> T = 78 (78^2 = 6,084; 79^2 = 6,241).
     "memory-3": 78,
     # ridge 989e12 / 4.8e12 = 206.04 FLOP/B; T/2 >= 206.04 -> T >= 412.08 -> 413.
@@ -26,24 +26,30 @@ EXPECTED = {
     "memory-6": 2 ** 26 * 32 / H200_BW,
     # naive (4 + 32) B per element, tiled (4 + 4) B: 36 / 8.
     "memory-7": 36 / 8,
-    # moved 4 + 64 = 68 B for 4 + 4 = 8 useful B: 68 / 8.
-    "memory-8": 68 / 8,
+    # in order: 4 + 4 + 4 = 12 B moved and useful; random: 4 + 64 + 4 = 72 B moved: 72 / 12.
+    "memory-8": 72 / 12,
     # 50 x 2 MB at 1.1 TB/s (the source notes' measured T4 L2).
     "memory-9": 50 * 2e6 / 1.1e12,
-    # AoS: the whole 32-byte record (one sector); SoA: four 4-byte fields = 16 B.
-    "memory-10": 32 / 16,
+    # 36-byte records: record r's bytes 28..35 sit at 36r+28 .. 36r+35; over a warp, records
+    # 0..31 span bytes 0..1,151 = sectors 0..35, and every sector k holds some of the fields:
+    # sector k covers 32k..32k+31, and the fields of record r cover 36r+28..36r+35, which
+    # lands in sector floor((36r+28)/32) and floor((36r+35)/32); r = 0..31 covers k = 0..35.
+    # AoS moves 36 x 32 B per warp = 36 B per particle; SoA moves 2 x 4 = 8 B.
+    "memory-10": 36 / 8,
 }
 
 
 ROUNDED = [  # answers rounded as a reader would give them: right
-    ("memory-1", 2.5),
+    ("memory-1", 80),
     ("memory-3", 78),
     ("memory-5", 1.2e12),
     ("memory-6", 447e-6),
-    ("memory-8", 8.5),
+    ("memory-8", 6),
 ]
 OFF = [  # wrong answers: not yet
     ("memory-7", 9),
+    ("memory-8", 68 / 8),     # the lab's gather, without the store
+    ("memory-2", 32),         # the unpadded tile
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
@@ -59,8 +65,5 @@ def test_worked_numbers_of_the_chapter():
     # Seed 002: a 32 x 32 FP32 tile reaches T/s = 8 FLOP/byte.
     assert 32 / 4 == 8
     assert math.isqrt(49152 // 8) == 78
-    # Exercise 1(c): a T4 SM's 65,536 registers (seed 003) at 128 per thread: 512 threads.
-    assert 65536 // 128 == 512
-    # Exercise 8: counting only the values halves both kernels' useful bytes; the ratio of
-    # their times stays 68 / 8.
-    assert (68 / 4) / (8 / 4) == 68 / 8
+    # The lab's gather sums the values (no store): 4 + 64 = 68 B moved for 8 useful.
+    assert 68 / 8 == 8.5
