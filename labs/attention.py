@@ -258,4 +258,4 @@ def plot(results: list[dict]):
                     label, col=1, dash="dash" if not flash else "dot")
     p.axes(fig, "sequence length S", "bytes", col=1)
     p.axes(fig, "sequence length S", "seconds", col=2)
-    return fig
+    return p.finish(fig)

@@ -160,7 +160,7 @@ def plot(results: list[dict]):
                 frac.append(None)
                 continue
             frac.append(h["flops"] / ds.with_clock(h["sm_clock_hz"]).peak_flops(h["unit"]))
-        fig.add_trace(go.Bar(x=p.column(holds, "workload"), y=frac, name=name,
+        fig.add_trace(go.Bar(x=[p.wrap(w, 12) for w in p.column(holds, "workload")], y=frac, name=name,
                              marker_color=p.COLORS[i % len(p.COLORS)],
                              text=[f"{c / 1e6:.0f} MHz" if c else "" for c in
                                    p.column(holds, "sm_clock_hz")]), row=1, col=1)
@@ -173,5 +173,6 @@ def plot(results: list[dict]):
                 fig.data[-1].line.dash = "dot"
     p.axes(fig, "", "rate / datasheet peak at that clock", xlog=None, ylog=False, col=1)
     p.axes(fig, "ms into the burst", "SM clock (MHz)", xlog=False, ylog=False, col=2)
+    fig.update_xaxes(tickangle=0, tickfont=dict(size=10), row=1, col=1)
     fig.update_layout(barmode="group")
-    return fig
+    return p.finish(fig)

@@ -212,8 +212,9 @@ def plot(results: list[dict]):
 
     from . import plotting as p
 
-    fig = p.figure("Coalescing: the same bytes, in a different order", cols=2,
-                   subtitles=("useful bandwidth vs stride", "gather and torch view"))
+    fig = p.figure("Coalescing: the same bytes, in a different order", rows=2, cols=1,
+                   subtitles=("useful bandwidth vs stride", "gather and torch view"), height=760,
+                   row_heights=[0.6, 0.4])
     for i, r, name in p.each(results):
         for k, place in enumerate(PLACEMENTS):
             rs = p.rows(r, experiment="stride", placement=place)
@@ -227,9 +228,11 @@ def plot(results: list[dict]):
                  for row in p.rows(r, experiment="gather")]
         cases += [(row["case"], row["useful_bandwidth"]) for row in p.rows(r, experiment="torch_view")]
         if cases:
-            fig.add_trace(go.Bar(x=[c[0] for c in cases], y=[c[1] for c in cases],
-                                 name=f"{name}: useful bandwidth", marker=dict(color=p.style(i)["marker"]["color"])),
-                          row=1, col=2)
-    p.axes(fig, "stride (floats between neighbouring lanes)", "useful bytes per second", col=1)
-    p.axes(fig, "", "useful bytes per second", xlog=None, col=2)
-    return fig
+            fig.add_trace(go.Bar(y=[p.wrap(c[0], 22) for c in cases], x=[c[1] for c in cases],
+                                 orientation="h", name=f"{name}: useful bandwidth",
+                                 marker=dict(color=p.style(i)["marker"]["color"])), row=2, col=1)
+    p.axes(fig, "stride (floats between neighbouring lanes)", "useful bandwidth (B/s)", row=1, col=1)
+    p.axes(fig, "useful bandwidth (B/s)", "", xlog=True, ylog=None, row=2, col=1)
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=11), row=2, col=1)
+    fig.update_layout(margin=dict(l=150))
+    return p.finish(fig)

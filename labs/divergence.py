@@ -204,4 +204,4 @@ def plot(results: list[dict]):
     p.model(fig, ks, [1 / k for k in ks], "if threads were the unit: 1/k", col=2, dash="dot")
     p.axes(fig, "paths P", "time / time with P = 1", xlog=True, ylog=False, col=1)
     p.axes(fig, "k (one busy thread in every k)", "time / time all busy", col=2)
-    return fig
+    return p.finish(fig)

@@ -114,4 +114,4 @@ def plot(results: list[dict]):
                                      marker=dict(color="rgba(127,127,127,0.35)")), row=1, col=col)
         p.axes(fig, "", "ms per call", xlog=None, ylog=False, col=col)
     fig.update_layout(barmode="group")
-    return fig
+    return p.finish(fig)

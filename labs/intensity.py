@@ -177,4 +177,4 @@ def plot(results: list[dict]):
                     "model: max(F/P, D/B)", col=2)
     p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", col=1)
     p.axes(fig, "k (FMAs per float)", "seconds", col=2)
-    return fig
+    return p.finish(fig)

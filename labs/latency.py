@@ -216,4 +216,4 @@ def plot(results: list[dict]):
                           row=1, col=2)
     p.axes(fig, "working set (bytes)", "cycles per load", col=1)
     p.axes(fig, "level", "seconds, if one L1 load took 1 s", xlog=None, col=2)
-    return fig
+    return p.finish(fig)

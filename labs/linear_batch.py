@@ -102,4 +102,4 @@ def plot(results: list[dict]):
             p.points(fig, i, [s["bend_batch_measured"]] * 2, span, f"{name}: measured bend",
                      mode="lines")
             fig.data[-1].line.dash = "dashdot"
-    return p.axes(fig, "batch", "seconds per layer")
+    return p.finish(p.axes(fig, "batch", "seconds per layer"))

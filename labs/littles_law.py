@@ -377,7 +377,7 @@ def plot(results: list[dict]):
         loaded = p.rows(r, experiment="loaded_latency")
         p.points(fig, i, p.column(loaded, "stream_bandwidth"), p.column(loaded, "latency_ns"),
                  f"{name}: loaded latency", col=3, series=len(ILPS) + 1)
-    p.axes(fig, "warps", "bytes read per second", col=1)
-    p.axes(fig, "bytes in flight", "bytes read per second", col=2)
-    p.axes(fig, "streaming bandwidth beside it (B/s)", "ns per load", xlog=False, col=3)
-    return fig
+    p.axes(fig, "warps", "bandwidth (B/s)", col=1)
+    p.axes(fig, "bytes in flight", "", col=2, yunit="B/s")
+    p.axes(fig, "stream beside it", "ns per load", xlog=False, col=3, xunit="B/s")
+    return p.finish(fig)

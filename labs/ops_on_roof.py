@@ -127,27 +127,69 @@ def run(quick: bool = False) -> dict:
     return common.record("ops_on_roof", params, measured, summary)
 
 
+#: The families the chapter names, in its order: (legend label, test on an op's name).
+FAMILIES = (("element-wise: add, ReLU, multiply-add", lambda n: n in ("add", "ReLU", "multiply-add")),
+            ("reductions and norms: sum, softmax, layer norm",
+             lambda n: n in ("sum", "softmax", "layer norm")),
+            ("matmul n³ FP32 (n beside each dot)", lambda n: n.startswith("matmul") and "fp32" in n),
+            ("matmul n³ FP16, tensor cores", lambda n: n.startswith("matmul") and "fp16" in n),
+            ("convolution 3×3, 64 channels", lambda n: n.startswith("conv")),
+            ("attention (SDPA)", lambda n: n.startswith("attention")),
+            ("linear 4096 × 4096, batch 256", lambda n: n.startswith("linear")))
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "star", "x", "cross")
+
+
+def _dot_text(name: str) -> str:
+    """The matmul's size beside its dot (the legend names the other families)."""
+    return name.split()[1] if name.startswith("matmul") else ""
+
+
 def plot(results: list[dict]):
-    """Left: each op at its intensity against the measured FP32 and FP16 roofs.
-    Right: the percent of its roof each op reached, per run."""
+    """Top: each op of the run shown at its intensity against the measured FP32 and FP16
+    roofs, one colour per family. Bottom: the percent of its roof each op reached, per run
+    (100% = the roof measured in that run: the copy kernel's bandwidth, the FMA kernel's
+    and the largest FP16 matmul's rate)."""
     import plotly.graph_objects as go
 
     from . import plotting as p
 
-    fig = p.figure("Real operations on the roofline", cols=2,
-                   subtitles=("FLOP/s at compulsory-traffic intensity", "percent of roof"),
-                   height=600)
+    fig = p.figure("Real operations on the roofline", rows=2, cols=1, height=900,
+                   row_heights=[0.5, 0.5],
+                   subtitles=("FLOP/s at compulsory-traffic intensity", "percent of its roof"))
+    i, r, name = next(p.each(results))
+    ops_rows = p.rows(r, kind="op")
+    s = r["summary"]
+    if s.get("copy_bandwidth"):
+        for unit, key in (("FP32", "fma_flops"), ("FP16 tensor", "tensor_fp16_flops")):
+            if s.get(key):
+                p.roof(fig, s[key], s["copy_bandwidth"], f"{unit} roof, measured", col=1)
+                fig.data[-1].update(xaxis="x", yaxis="y", showlegend=unit == "FP32",
+                                    name="measured roofs (FP32, FP16 tensor)")
+    taken = set()
+    for k, (family, test) in enumerate(FAMILIES):
+        rs = [x for x in ops_rows if x["op"] not in taken and test(x["op"]) and x.get("intensity")]
+        taken |= {x["op"] for x in rs}
+        if not rs:
+            continue
+        rs.sort(key=lambda x: x["intensity"])
+        pos = ["bottom center" if j % 2 and k == 2 else "top center" for j in range(len(rs))]
+        c = p.COLORS[(k + 2) % len(p.COLORS)]
+        fig.add_trace(go.Scatter(
+            x=p.column(rs, "intensity"), y=p.column(rs, "flops"), name=family,
+            mode="markers+text", text=[_dot_text(x["op"]) for x in rs], textposition=pos,
+            textfont=dict(size=10, color=c), cliponaxis=False,
+            customdata=p.column(rs, "op"), hovertemplate="%{customdata}: %{y:.3s}FLOP/s<extra></extra>",
+            marker=dict(color=c, size=9 if k < 4 else 11, symbol=SYMBOLS[k])), row=1, col=1)
     for i, r, name in p.each(results):
-        s, rs = r["summary"], p.rows(r, kind="op")
-        p.points(fig, i, p.column(rs, "intensity"), p.column(rs, "flops"), name, col=1,
-                 mode="markers", text=p.column(rs, "op"))
-        if i == 0 and s.get("copy_bandwidth"):
-            for unit, key in (("FP32", "fma_flops"), ("FP16 tensor", "tensor_fp16_flops")):
-                p.roof(fig, s[key], s["copy_bandwidth"], f"{unit} roof ({name})", col=1)
-        pct = [100 * f if f is not None else None for f in p.column(rs, "fraction_of_roof")]
-        fig.add_trace(go.Bar(x=p.column(rs, "op"), y=pct, name=f"{name}: % of roof",
-                             marker_color=p.COLORS[i % len(p.COLORS)]), row=1, col=2)
-    p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", col=1)
-    p.axes(fig, "", "% of roof", xlog=None, ylog=False, col=2)
-    fig.update_layout(barmode="group")
-    return fig
+        rs = [x for x in p.rows(r, kind="op") if x.get("fraction_of_roof") is not None]
+        fig.add_trace(go.Bar(y=p.column(rs, "op"), x=[100 * f for f in p.column(rs, "fraction_of_roof")],
+                             orientation="h", name=f"{name}: % of its roof",
+                             marker_color=p.COLORS[i % len(p.COLORS)],
+                             hovertemplate="%{y}: %{x:.0f}%<extra></extra>"), row=2, col=1)
+    fig.add_vline(x=100, line=dict(color="#7f7f7f", dash="dot", width=1), row=2, col=1)
+    p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", row=1, col=1)
+    p.axes(fig, "% of its roof (past 100%: faster than the kernel that set the roof)", "", xlog=False, ylog=False, row=2, col=1,
+           xunit="")
+    fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=11), row=2, col=1)
+    fig.update_layout(barmode="group", bargap=0.25, margin=dict(l=150))
+    return p.finish(fig)

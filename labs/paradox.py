@@ -177,4 +177,4 @@ def plot(results: list[dict]):
         p.axes(fig, "n" if kind == "matmul" else "elements", "CPU time / GPU time", col=col)
     fig.update_xaxes(range=[1, 3.7], row=1, col=1)
     fig.update_xaxes(range=[2.9, 8.6], row=1, col=2)
-    return fig
+    return p.finish(fig)

@@ -114,7 +114,7 @@ def plot(results: list[dict]):
         rs = p.rows(r, kind="stage")
         fig.add_trace(go.Bar(y=p.column(rs, "stage"), x=p.column(rs, "seconds"), name=name,
                              orientation="h", marker_color=p.COLORS[i % len(p.COLORS)]))
-    fig.update_layout(barmode="group", height=560, margin=dict(l=230, b=110))
-    fig.update_xaxes(title_text="seconds", type="log")
+    fig.update_layout(barmode="group", height=560, margin=dict(l=230))
+    p.axes(fig, "seconds", "", xlog=True, ylog=None)
     fig.update_yaxes(autorange="reversed")
-    return fig
+    return p.finish(fig)

@@ -146,6 +146,7 @@ def plot(results: list[dict]):
                 rs = sorted(p.rows(r, sweep=sweep, layout=layout), key=lambda row: row["n"])
                 p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"),
                          f"{name}{dt}: {layout} rows", col=col, showlegend=col == 1,
+                         mode="markers" if sweep == "fine" else "markers+lines",
                          series=LAYOUTS.index(layout),
                          text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
             if i == 0 and rs:
@@ -155,4 +156,4 @@ def plot(results: list[dict]):
                         showlegend=col == 1)
     p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=1)
     p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=2)
-    return fig
+    return p.finish(fig)
