@@ -168,3 +168,34 @@ def causal_skipped_fraction(seq: int, block: int) -> float:
     s_len, b = _check.count("seq", seq), _check.count("block", block)
     n = math.ceil(s_len / b)
     return n * (n - 1) / 2 / n ** 2
+
+
+# --- The I/O analysis of FlashAttention (Dao et al. 2022, Algorithm 1 and Theorem 2). ---
+
+def fa_block_sizes(sram_bytes: float, head_dim: int, dtype_bytes: float = 2.0) -> tuple[int, int]:
+    """(B_r, B_c): the query-block rows and key-block rows FlashAttention's Algorithm 1 picks
+    for an on-chip memory of ``sram_bytes``: M = sram_bytes / dtype_bytes elements,
+    B_c = ceil(M / 4d) (a Q, K, V and O block of d-wide rows must fit together) and
+    B_r = min(B_c, d)."""
+    m = _check.positive("sram_bytes", sram_bytes) / _check.positive("dtype_bytes", dtype_bytes)
+    d = _check.count("head_dim", head_dim)
+    if m < 4 * d:
+        raise ValueError(f"sram_bytes={sram_bytes:g} holds fewer than 4 rows of d={d} elements")
+    b_c = math.ceil(m / (4 * d))
+    return min(b_c, d), b_c
+
+
+def io_advantage(sram_bytes: float, head_dim: int, dtype_bytes: float = 2.0) -> float:
+    """How many times fewer DRAM accesses FlashAttention's bound needs than the standard
+    pipeline, for sequences much longer than d: Theta(S^2) against Theta(S^2 d^2 / M),
+    a ratio of M / d^2 with M the on-chip memory in elements (constants dropped)."""
+    m = _check.positive("sram_bytes", sram_bytes) / _check.positive("dtype_bytes", dtype_bytes)
+    d = _check.count("head_dim", head_dim)
+    return m / d ** 2
+
+
+def decode_intensity(dtype_bytes: float = 2.0) -> float:
+    """FLOP per byte of attention for ONE new query against a KV cache of S positions:
+    4 S d FLOPs (the scores and the weighted sum) over 2 S d cached elements read,
+    2 / dtype_bytes (1 in FP16), whatever S and d."""
+    return 2.0 / _check.positive("dtype_bytes", dtype_bytes)
