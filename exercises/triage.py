@@ -53,10 +53,16 @@ def h200_gelu_bf16_time() -> float:
     return roofline.speed_of_light("H200", ops.gelu(b * s * h, dtype="bf16"))
 
 
-def cheaper_gelu_speedup() -> float:
+#: Exercise 6: FLOPs per element of a heavier activation than the 15-FLOP tanh GELU.
+HEAVY_FLOPS = 400
+
+
+def heavy_activation_slowdown() -> float:
+    """Time of a HEAVY_FLOPS-per-element activation over the 15-FLOP GELU's, both on
+    100M FP32 elements on a T4 (datasheet roofs)."""
     n = 100_000_000
-    return (roofline.time("T4", ops.gelu(n, flops_per_element=15))
-            / roofline.time("T4", ops.gelu(n, flops_per_element=7.5)))
+    return (roofline.time("T4", ops.gelu(n, flops_per_element=HEAVY_FLOPS))
+            / roofline.time("T4", ops.gelu(n, flops_per_element=15)))
 
 
 def sincos_time_saved() -> float:
@@ -87,9 +93,15 @@ def h200_add_with_copies_time() -> float:
                          pcie_bytes=ops.pcie_round_trip_bytes(PARADOX_N, 2, 1))
 
 
-def add_breakeven_size() -> float:
+#: Exercise 11: the CPU time it takes to issue one queued launch on the T4 (seconds).
+QUEUED_LAUNCH = 9e-6
+
+
+def add_breakeven_size(gpu_toll: float = QUEUED_LAUNCH) -> float:
+    """First FP32 add size (to 16 elements) at which the measured T4 with a launch cost of
+    ``gpu_toll`` seconds beats the notes' CPU, data already in place on each side."""
     n = roofline.breakeven(ops.vector_add, range(1024, 1_000_000, 16), slow="CPU",
-                           fast=T4_MEASURED)
+                           fast=T4_MEASURED, fast_overhead=gpu_toll)
     if n is None:
         raise RuntimeError("the GPU never breaks even in the range searched")
     return float(n)
@@ -121,10 +133,10 @@ register("triage-5", CHAPTER,
          h200_gelu_bf16_time, unit="s",
          hint="Read once and write once, 2 bytes each, at 4.8 TB/s.")
 register("triage-6", CHAPTER,
-         "Predicted speed-up on a T4 of GELU on 100M FP32 elements when a cheaper tanh cuts "
-         "its FLOPs per element from 15 to 7.5.",
-         cheaper_gelu_speedup, unit="x",
-         hint="Which term of max(F/P, D/B) is the larger one, before and after?")
+         "On a T4, the time of a 400-FLOP-per-element activation over 100M FP32 elements, over "
+         "the time of the 15-FLOP GELU.",
+         heavy_activation_slowdown, unit="x",
+         hint="Compare each one's F/P with the 8 bytes per element over 320 GB/s.")
 register("triage-7", CHAPTER,
          "Time fusion saves on a T4 for y = sin(x)^2 + cos(x)^2 over 2^26 FP32 elements, in "
          "seconds.",
@@ -136,17 +148,18 @@ register("triage-8", CHAPTER,
          h200_fused_relu_time, unit="s",
          hint="Fused, each element is read once and written once: 4 bytes.")
 register("triage-9", CHAPTER,
-         "On an H100, the time to write and re-read the 4096 x 4096 FP16 attention "
-         "probabilities over the time to recompute Q K^T (d = 64) on the tensor cores.",
-         attention_store_over_recompute, unit="x",
-         hint="Store: 2 S^2 x 2 bytes at 3.35 TB/s. Recompute: 2 S^2 d FLOPs at 989 TFLOP/s.")
+         "On a T4 (datasheet roofs), the time to write and re-read the 2048 x 2048 FP16 "
+         "attention probabilities over the time to recompute Q K^T (d = 128) on the tensor "
+         "cores.",
+         lambda: attention_store_over_recompute("T4", 2048, 128), unit="x",
+         hint="Store: 2 S^2 x 2 bytes at 320 GB/s. Recompute: 2 S^2 d FLOPs at 65 TFLOP/s.")
 register("triage-10", CHAPTER,
          "Predicted time on an H200 for adding two 2^28-element FP32 vectors that start and end "
          "in host memory (pinned, PCIe Gen5 x16 at 64 GB/s), in seconds.",
          h200_add_with_copies_time, unit="s",
          hint="Three arrays of 2^28 x 4 bytes cross the link; add the kernel and the toll.")
 register("triage-11", CHAPTER,
-         "Vector size (elements) at which the T4 (230 GB/s, 20 us toll) starts to beat the "
-         "notes' CPU (23 GB/s, 4 us toll) on an FP32 add, data already in place.",
+         "Vector size (elements) at which the T4 (230 GB/s) with queued launches (9 us each) "
+         "starts to beat the notes' CPU (23 GB/s, 4 us toll) on an FP32 add.",
          add_breakeven_size, unit="elements", rel_tol=0.03,
-         hint="Set 20 us + 12n/230 GB/s equal to 4 us + 12n/23 GB/s and solve for n.")
+         hint="Set 9 us + 12n/230 GB/s equal to 4 us + 12n/23 GB/s and solve for n.")
