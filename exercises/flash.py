@@ -1,7 +1,7 @@
 """Numeric exercises of chapter 10, "FlashAttention".
 
 Every answer is computed by perfmodel here; tests/test_exercises_flash.py checks each one
-against plain arithmetic from the source notes' numbers.
+against plain arithmetic from the lecture notes' and the T4 note's numbers.
 """
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ MID_SEQ = 8192                   # the roofline exercises
 BWD_SEQ, BWD_D = 8192, 128       # the backward-pass exercise, on an H200
 BLOCK_Q, BLOCK_K = 128, 64       # tile sizes of the SRAM and traffic exercises
 CAUSAL_SEQ, CAUSAL_BLOCK = 4096, 128
+# flash-13: decoding one token, 32 heads of d = 128, a KV cache of 32,768 positions, FP16.
+DEC_HEADS, DEC_D, DEC_SEQ = 32, 128, 32768
+# flash-14: Algorithm 1's key block on an A100 (163 KiB of shared memory per block), d = 128.
+A100_SMEM_BLOCK, FA_D = 163 * 1024, 128
 
 
 def two_tile_output() -> float:
@@ -131,3 +135,14 @@ register("flash-11", CHAPTER,
          "block) pairs the kernel can skip because every score in them is masked.",
          causal_skip, unit="",
          hint="32 blocks each way; the pairs strictly above the diagonal are fully masked.")
+register("flash-13", CHAPTER,
+         "Least time for one layer's decode attention on an H200 (4.8 TB/s): one query per head, "
+         "32 heads, d = 128, a KV cache of 32,768 positions in FP16, batch 1, in seconds.",
+         lambda: DEC_HEADS * 2 * DEC_SEQ * DEC_D * FP16 / machines.get("H200").bandwidth("dram"),
+         unit="s",
+         hint="The cache is read once: heads x 2 x S x d x 2 bytes, over the bandwidth.")
+register("flash-14", CHAPTER,
+         "FlashAttention's key-block rows B_c = ceil(M / 4d) for 163 KiB of FP16 shared memory "
+         "and d = 128.",
+         lambda: float(softmax.fa_block_sizes(A100_SMEM_BLOCK, FA_D, FP16)[1]), unit="rows",
+         hint="M = 163 x 1024 / 2 elements; divide by 4 x 128 and round up.")

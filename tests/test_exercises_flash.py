@@ -1,4 +1,4 @@
-"""Chapter 10's numeric answers against plain arithmetic from the source notes' numbers
+"""Chapter 10's numeric answers against plain arithmetic from the source documents' numbers
 (nothing here calls perfmodel: each expected value is worked by hand)."""
 from exercise_checks import chapter_checks
 
@@ -32,6 +32,10 @@ EXPECTED = {
     "flash-10": 4 * 16384 / (2 * 2 * (1 + 128)),
     # 32 x 31 / 2 = 496 of 32 x 32 = 1024 pairs.
     "flash-11": 496 / 1024,
+    # 32 heads x 2 (K and V) x 32,768 x 128 x 2 bytes = 536,870,912 B, at 4.8 TB/s.
+    "flash-13": 32 * 2 * 32768 * 128 * 2 / H200_BW,
+    # M = 163 x 1024 / 2 = 83,456 elements; 83,456 / 512 = 163 exactly.
+    "flash-14": 163,
 }
 
 
@@ -43,9 +47,12 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("flash-7", 412),
     ("flash-9", 97),
     ("flash-11", 0.48),
+    ("flash-13", 112e-6),
 ]
 OFF = [  # wrong answers: not yet
     ("flash-2", 1.33),
+    ("flash-13", 56e-6),      # K or V only
+    ("flash-14", 128),        # that is B_r = min(B_c, d)
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
