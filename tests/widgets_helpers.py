@@ -14,9 +14,12 @@ def approx(values, rel=1e-9):
 
 
 def trace_index(data, name: str) -> int:
+    """The trace called ``name``, or whose name's first line is ``name`` (a legend entry
+    whose second line follows the sliders)."""
     names = [t.get("name") if isinstance(t, dict) else t.name for t in data]
-    assert name in names, f"no trace {name!r} among {names}"
-    return names.index(name)
+    heads = [(n or "").split("<br>")[0] for n in names]
+    assert name in names or name in heads, f"no trace {name!r} among {names}"
+    return names.index(name) if name in names else heads.index(name)
 
 
 def live_trace(live, name: str):
@@ -65,8 +68,8 @@ ROOFLINE_DOTS = {
     "matmul_n": ("matmul, perfect reuse", lambda n, dt: ops.matmul(n, "perfect", dtype=dt)),
     "tile": ("matmul 4096, tiled", lambda t, dt: ops.matmul(4096, "tiled", t, dt)),
     "batch": ("linear 4096x4096", lambda b, dt: ops.linear(b, 4096, 4096, dt)),
-    "seq": ("attention, flash (d=64)", lambda s, dt: ops.attention(s, 64, flash=True, dtype=dt)),
-    "head_dim": ("attention, naive (S=4096)", lambda d, dt: ops.attention(4096, d, dtype=dt)),
+    "seq": ("attention, flash", lambda s, dt: ops.attention(s, 64, flash=True, dtype=dt)),
+    "head_dim": ("attention, naive", lambda d, dt: ops.attention(4096, d, dtype=dt)),
 }
 UNIT_DTYPE = {"fp32": "fp32", "fp64": "fp64", "fp16_tensor": "fp16", "bf16_tensor": "bf16",
               "fp8_tensor": "fp8", "fp4_tensor": "nvfp4"}

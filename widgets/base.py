@@ -38,8 +38,16 @@ Settings = dict[str, Any]
 #: live when ipywidgets and anywidget import, else static).
 MODE_ENV = static.MODE_ENV
 
-#: Pixel geometry of the static figure's controls.
-TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 34, 60, 58
+#: Pixel geometry of the static figure's controls: the title, a row of dropdowns, the x
+#: axis (ticks and title) under the plot, a row of sliders.
+TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 38, 60, 52
+
+#: Width (px) of the column a figure is drawn in (the site's content at a 1280 px window),
+#: from which the dropdowns are set side by side; and from how many sliders they sit in
+#: two columns (so a control and what it moves fit a 1366 x 768 laptop screen together).
+FIGURE_PX, TWO_COLUMNS_FROM = 688, 3
+#: Left margin (px): room for tick labels with their unit ("100 GFLOP/s") and a title.
+LEFT_PX = 96
 
 #: Significant digits of the numbers in a static figure (the tests compare to 1e-5).
 DIGITS = 6
@@ -149,6 +157,7 @@ class View:
     name = "widget"
     height = 420          # height of the plotting area in pixels
     legend: dict | None = None   # where the legend sits inside the plot (None: no legend)
+    right_px = 16        # right margin (room for a legend beside the plot)
     title = ""
 
     def __init__(self, **settings):
@@ -192,12 +201,71 @@ class View:
         return self.settle({c.name: c.value for c in self._controls()})
 
     # --- the static rendering --------------------------------------------------------
+    def _menu_rows(self) -> list[int]:
+        """The row of each dropdown: side by side while they fit the column's width."""
+        rows, row, used = [], 0, 0.0
+        for c in self.menus():
+            s = self.initial()
+            w = max(len(c.text(v)) for v in c.choices(s)) * 7.2 + 44
+            if used and used + w > FIGURE_PX - 24:
+                row, used = row + 1, 0.0
+            rows.append(row)
+            used += w + 10
+        return rows
+
+    def _slider_columns(self) -> int:
+        return 2 if len(self.sliders()) >= TWO_COLUMNS_FROM else 1
+
     def _geometry(self) -> dict:
-        menus, sliders = len(self.menus()), len(self.sliders())
-        top = TITLE_PX + MENU_PX * menus
-        bottom = AXIS_PX + SLIDER_PX * sliders
+        menu_rows = (max(self._menu_rows()) + 1) if self.menus() else 0
+        slider_rows = -(-len(self.sliders()) // self._slider_columns())
+        top = TITLE_PX + MENU_PX * menu_rows
+        bottom = AXIS_PX + SLIDER_PX * slider_rows
         return {"top": top, "bottom": bottom, "plot": self.height,
                 "total": self.height + top + bottom}
+
+    def place_controls(self, fig) -> None:
+        """Set the static figure's dropdowns side by side and its sliders in two columns
+        from TWO_COLUMNS_FROM sliders on (in place; in every dropdown entry's sliders too),
+        within the room ``_geometry`` leaves for them."""
+        g = self._geometry()
+        cols = self._slider_columns()
+        gap = 0.06 if cols == 2 else 0.0
+        width = (1.0 - gap * (cols - 1)) / cols
+
+        def place(sliders):
+            for i, sl in enumerate(sliders):
+                row, col = divmod(i, cols)
+                sl["x"], sl["len"] = col * (width + gap), width
+                sl["y"] = -(AXIS_PX + SLIDER_PX * row) / g["plot"]
+                sl["pad"] = {**(sl.get("pad") or {}), "t": 8}
+
+        def walk(layout_upd):
+            if isinstance(layout_upd, dict):
+                for k, v in layout_upd.items():
+                    if k == "sliders" and isinstance(v, list):
+                        place(v)
+                    elif k.endswith(".buttons") and isinstance(v, list):
+                        for b in v:
+                            walk(b["args"][1] if len(b.get("args", [])) > 1 else None)
+
+        lay = fig.layout
+        sliders = [sl.to_plotly_json() for sl in lay.sliders]
+        place(sliders)
+        rows = self._menu_rows()
+        menus = [m.to_plotly_json() for m in lay.updatemenus]
+        x_px = {}
+        for level, m in enumerate(menus):
+            row = rows[level]
+            c = self.menus()[level]
+            w = max(len(c.text(v)) for v in c.choices(self.initial())) * 7.2 + 44
+            x = x_px.get(row, 0.0)
+            m["x"] = x / self.plot_px()
+            m["y"] = 1 + (g["top"] - TITLE_PX - MENU_PX * row) / g["plot"]
+            x_px[row] = x + w + 10
+            for b in m.get("buttons", []):
+                walk(b["args"][1] if len(b.get("args", [])) > 1 else None)
+        fig.update_layout(sliders=sliders, updatemenus=menus)
 
     def full_layout(self, s: Settings) -> dict:
         """The view's layout with title, margins and height for the static controls."""
@@ -205,7 +273,8 @@ class View:
         lay = {"title": {"text": self.title_for(s), "x": 0.0, "xanchor": "left",
                          "y": 1.0, "yanchor": "top", "yref": "container", "pad": {"t": 10, "l": 8},
                          "font": {"size": 15}},
-               "height": g["total"], "margin": {"t": g["top"], "b": g["bottom"], "l": 62, "r": 16},
+               "height": g["total"],
+               "margin": {"t": g["top"], "b": g["bottom"], "l": LEFT_PX, "r": self.right_px},
                "hoverlabel": {"namelength": -1}, "font": {"size": 12},
                "showlegend": bool(self.legend)}
         if self.legend:
@@ -216,6 +285,10 @@ class View:
 
     def title_for(self, s: Settings) -> str:
         return self.title
+
+    def plot_px(self) -> float:
+        """Width of the plotting area (px) in the book's column."""
+        return FIGURE_PX - LEFT_PX - self.right_px
 
     def _slider(self, c: Control, i: int, s: Settings, base: list[dict]
                 ) -> tuple[dict, set, set]:
@@ -340,6 +413,7 @@ class View:
         """The static figure as HTML for where this runs (the site's div in the book
         build, the self-drawing form elsewhere), numbers to DIGITS digits."""
         fig = fig or self.static_figure()
+        self.place_controls(fig)
         return static.figure_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS)
 
     # --- the live rendering ----------------------------------------------------------

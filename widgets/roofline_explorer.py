@@ -10,8 +10,9 @@ from __future__ import annotations
 from perfmodel import ops, roofline
 from perfmodel.machines import UNIT_LABELS, Machine
 
+from . import axes
 from .base import Control, Settings, View, check_choice, gpu_menu, with_value
-from .style import COLORS, int_label, log_range, pow2
+from .style import COLORS, int_label, pow2
 
 #: Shapes fixed for the dots whose other parameter has the slider.
 TILED_N = 4096          # matrix size of the tiled-matmul dot
@@ -27,16 +28,18 @@ HOVER = ["<b>%{fullData.name}</b><br>F = %{customdata[0]:.3s}FLOP<br>D = %{custo
 
 
 def _dots() -> list[tuple[str, str, object]]:
-    """(slider name, legend label, op builder (value, dtype) -> Op) for every dot."""
+    """(slider name, legend label, op builder (value, dtype) -> Op) for every dot. A label
+    with a ``{}`` takes the slider's value: the attention dots name both their shapes, the
+    one the slider moves and the one held, so the legend follows the sliders."""
     return [
         ("vector_n", "vector add", lambda n, dt: ops.vector_add(n, dt)),
         ("matmul_n", "matmul, naive", lambda n, dt: ops.matmul(n, "none", dtype=dt)),
         ("matmul_n", "matmul, perfect reuse", lambda n, dt: ops.matmul(n, "perfect", dtype=dt)),
         ("tile", f"matmul {TILED_N}, tiled", lambda t, dt: ops.matmul(TILED_N, "tiled", t, dt)),
         ("batch", f"linear {LINEAR_D}x{LINEAR_D}", lambda b, dt: ops.linear(b, LINEAR_D, LINEAR_D, dt)),
-        ("seq", f"attention, flash (d={FLASH_D})",
+        ("seq", "attention, flash<br>S={:,}, d=" + str(FLASH_D),
          lambda s, dt: ops.attention(s, FLASH_D, flash=True, dtype=dt)),
-        ("head_dim", f"attention, naive (S={NAIVE_S})",
+        ("head_dim", "attention, naive<br>S=" + f"{NAIVE_S:,}" + ", d={}",
          lambda d, dt: ops.attention(NAIVE_S, d, flash=False, dtype=dt)),
     ]
 
@@ -45,8 +48,10 @@ class RooflineExplorer(View):
     """The roofline of a chosen machine and unit with the book's operations on it."""
 
     name = "roofline-explorer"
-    height = 400
-    legend = {"x": 0.99, "y": 0.01, "xanchor": "right", "yanchor": "bottom"}
+    height = 360
+    # beside the plot: inside it, some setting of the sliders always puts a dot under it
+    legend = {"x": 1.02, "y": 1.0, "xanchor": "left", "yanchor": "top"}
+    right_px = 150
 
     def __init__(self, machine: str | Machine = "T4", unit: str = "fp32",
                  machines: list[Machine] | None = None, vector_n: int = 2 ** 20,
@@ -115,12 +120,13 @@ class RooflineExplorer(View):
              "line": {"color": COLORS["roof"], "width": 3},
              "hovertemplate": "%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>roof</extra>"},
             {"type": "scatter", "name": f"ridge {ridge:.3g} FLOP/B", "mode": "lines+text",
-             "x": [ridge, ridge], "y": [floor, peak], "text": ["", f"ridge {ridge:.3g}"],
-             "textposition": "bottom right", "line": {"color": COLORS["ridge"], "dash": "dot"},
-             "hoverinfo": "skip"},
+             "x": [ridge, ridge], "y": [floor, peak], "text": [f"ridge {ridge:.3g}", ""],
+             "textposition": "top right", "line": {"color": COLORS["ridge"], "dash": "dot"},
+             "hoverinfo": "skip", "showlegend": False},
         ]
         toll = m.launch_overhead.value
-        for k, (_, label, _) in enumerate(_dots()):
+        for k, (key, label, _) in enumerate(_dots()):
+            label = label.format(s[key])
             op = self.op(s, k)
             ceiling = roofline.attainable(m, op.intensity, unit)
             with_toll = roofline.achieved(m, op, unit, overhead=toll)
@@ -136,10 +142,10 @@ class RooflineExplorer(View):
     def layout(self, s: Settings) -> dict:
         m = self.machines[s["machine"]]
         peak = m.peak_flops(s["unit"])
-        return {"xaxis": {"type": "log", "range": log_range(*X_RANGE),
-                          "title": {"text": "arithmetic intensity (FLOP/byte)"}},
-                "yaxis": {"type": "log", "range": log_range(peak / 1e6, peak * 3),
-                          "title": {"text": "FLOP/s"}, "exponentformat": "SI"}}
+        return {"xaxis": axes.log_axis("FLOP/B", *X_RANGE, "arithmetic intensity (FLOP/byte)",
+                                       length_px=self.plot_px()),
+                "yaxis": axes.log_axis("FLOP/s", peak / 1e6, peak * 3, "attainable FLOP/s",
+                                       vertical=True, length_px=self.height)}
 
 
 def roofline_explorer(machine: str | Machine = "T4", unit: str = "fp32",
