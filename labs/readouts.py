@@ -330,7 +330,7 @@ def _littles_law(r: dict) -> list[Row]:
             _model(m, lambda m: units.bandwidth(m.bandwidth("dram"))),
             "model: datasheet DRAM bandwidth"),
         Row("Latency of one load on an idle GPU", _fmt(lambda x: units.seconds(x * 1e-9), idle),
-            MEASURED_ONLY),
+            MEASURED_ONLY, "this lab's own pointer chase, the law's latency"),
         Row("Bytes in flight that reach 90% of saturation",
             _fmt(units.nbytes, s.get("bytes_in_flight_at_saturation")), law,
             "model: Little's law, saturation bandwidth x idle latency"),
@@ -468,8 +468,9 @@ READOUTS: dict[str, Readout] = {
                        "that misses a level waits several times longer, and nothing here "
                        "overlaps them."),
     "littles_law": Readout(_littles_law, "Look at the bytes in flight beside Little's law: "
-                           "to saturate the memory, the GPU must keep about bandwidth x "
-                           "latency bytes on order."),
+                           "the memory saturates only once bandwidth x latency bytes are on "
+                           "order, and in practice more, since a busy memory answers more "
+                           "slowly than an idle one."),
     "coalescing": Readout(_coalescing, "Look at the shares of stride 1 beside the model: "
                           "the waste stops growing once every lane has a piece of its own, "
                           "32-byte sectors in the L2 and 64-byte bursts from DRAM."),
@@ -484,6 +485,10 @@ OWN_TABLES = {"profile": "labs.profile.table: one table a lesson, the model unde
 
 
 # -------------------------------------------------------------------------- the table
+
+#: Values stay on one line (inline, so the table reads the same in Jupyter and Colab).
+_NOWRAP = ' style="white-space: nowrap"'
+
 
 def _label(result: dict) -> str:
     ctx = result["context"]
@@ -529,7 +534,7 @@ def table_html(name: str, results: list[dict]) -> str:
             model = html.escape(row.model)
             if row.model in (MEASURED_ONLY, NO_DATASHEET):
                 model = f"<em>{model}</em>"
-            cells += f"<td>{html.escape(row.measured)}</td><td>{model}</td>"
+            cells += f"<td{_NOWRAP}>{html.escape(row.measured)}</td><td{_NOWRAP}>{model}</td>"
         body.append(f"<tr><td>{head}</td>{cells}</tr>")
     top = "".join(f'<th colspan="2">{html.escape(_label(results[i]))}</th>' for i in keep)
     sub = "<th>measured</th><th>model</th>" * len(keep)
