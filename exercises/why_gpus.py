@@ -19,8 +19,26 @@ QUEUED_LAUNCH, GRAPH_LAUNCH = 9e-6, 1.4e-6
 STEP_KERNELS, STEP_KERNEL_TIME = 300, 3e-6
 
 
+#: Exercises 3, 4, 6 and 7: a server CPU beside an H100 (the H100 from its datasheet, with
+#: its 10 us toll and 64 GB/s PCIe Gen5 link).
+SERVER_CPU_FLOPS, SERVER_CPU_BW, SERVER_CPU_TOLL = 4e12, 400e9, 5e-6
+
+
 def _t4m():
     return machines.notes_t4()
+
+
+def server_cpu():
+    """The exercises' server CPU: 4 TFLOP/s FP32, 400 GB/s, 5 us per call."""
+    return machines.measured("server CPU", {"fp32": SERVER_CPU_FLOPS}, {"dram": SERVER_CPU_BW},
+                             source="an exercise's server CPU", launch_overhead=SERVER_CPU_TOLL)
+
+
+def server_speedup(op, pcie_bytes: float = 0.0) -> float:
+    """Server-CPU time over H100 time for one op, each paying its own toll."""
+    cpu, gpu = server_cpu(), machines.get("H100")
+    return (roofline.time(cpu, op, overhead=cpu.launch_overhead.value)
+            / roofline.time(gpu, op, overhead=gpu.launch_overhead.value, pcie_bytes=pcie_bytes))
 
 
 def _cpu():
@@ -48,19 +66,20 @@ register("why-gpus-1", CH, "The T4's FP32 peak from 40 SMs x 64 lanes x 2 x 1.59
          _t4_peak, unit="FLOP/s", rel_tol=0.01,
          hint="Every lane finishes one FMA (2 FLOPs) per clock.")
 
-register("why-gpus-2", CH, "H200 DRAM bandwidth over the T4's.",
-         lambda: machines.get("H200").bandwidth("dram") / machines.get("T4").bandwidth("dram"),
-         unit="x", hint="4.8 TB/s over 320 GB/s.")
+register("why-gpus-2", CH, "B200 DRAM bandwidth over the H200's.",
+         lambda: machines.get("B200").bandwidth("dram") / machines.get("H200").bandwidth("dram"),
+         unit="x", hint="8 TB/s over 4.8 TB/s.")
 
 register("why-gpus-3", CH,
-         "Predicted GPU speed-up for a 2^28-element FP32 add, measured bandwidths, no tolls.",
-         lambda: speedup(ops.vector_add(BIG_ADD)), unit="x",
-         hint="Both machines are memory-bound: the ratio of the bandwidths.")
+         "Predicted H100 speed-up over a server CPU (400 GB/s, 5 us) for a 2^28-element FP32 "
+         "add, data in place.",
+         lambda: server_speedup(ops.vector_add(BIG_ADD)), unit="x",
+         hint="Both machines are memory-bound: nearly the ratio of the bandwidths.")
 
 register("why-gpus-4", CH,
-         "Largest GPU speed-up for a 4096^3 FP32 matmul from the measured arithmetic rates.",
-         lambda: speedup(ops.matmul(BIG_MM)), unit="x",
-         hint="Both machines are compute-bound: the ratio of the FLOP rates.")
+         "Predicted H100 speed-up over a server CPU (4 TFLOP/s FP32) for a 4096^3 FP32 matmul.",
+         lambda: server_speedup(ops.matmul(BIG_MM)), unit="x",
+         hint="Both machines are compute-bound: nearly the ratio of the FLOP rates.")
 
 register("why-gpus-5", CH,
          "FP32 add size whose T4 memory time (230 GB/s) covers the 9 us of issuing a queued "
@@ -69,15 +88,16 @@ register("why-gpus-5", CH,
          unit="elements", hint="12 bytes per element; n = issue time x bandwidth / 12.")
 
 register("why-gpus-6", CH,
-         "Predicted GPU speed-up for a 1,000-element add: T4 20 us toll, CPU 4 us toll.",
-         lambda: speedup(ops.vector_add(TINY_ADD), _t4m().launch_overhead.value,
-                          _cpu().launch_overhead.value),
+         "Predicted H100 speed-up over a server CPU for a 1,000-element add: H100 10 us toll, "
+         "CPU 5 us.",
+         lambda: server_speedup(ops.vector_add(TINY_ADD)),
          unit="x", rel_tol=0.03, hint="Both times are almost all toll.")
 
 register("why-gpus-7", CH,
-         "Best GPU speed-up for the 2^28 add including the copies over pinned PCIe (12.3 GB/s).",
-         lambda: speedup(ops.vector_add(BIG_ADD),
-                          pcie_bytes=ops.pcie_round_trip_bytes(BIG_ADD)),
+         "Best H100 speed-up over a server CPU for the 2^28 add with its copies over PCIe Gen5 "
+         "x16 (64 GB/s).",
+         lambda: server_speedup(ops.vector_add(BIG_ADD),
+                                ops.pcie_round_trip_bytes(BIG_ADD)),
          unit="x", hint="Three arrays of 2^28 floats cross the link; add the add itself.")
 
 def _passes_for_tenth() -> float:
