@@ -1,7 +1,7 @@
 """Numeric exercises of chapter 9, "Why the roof moves".
 
 Every answer is computed by perfmodel here; tests/test_exercises_moves.py checks each one
-against plain arithmetic from the source notes' numbers and the datasheets.
+against plain arithmetic from the T4 note's numbers and the datasheets.
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ T4_FP32_HOLD = clocks.T4_MEASURED["matmul_fp32"]          # (FLOP/s, Hz, W): cuB
 T4_TENSOR_HOLD = clocks.T4_MEASURED["matmul_fp16_tensor"]  # the tensor cores held for seconds
 T4_FMA_HOLD = clocks.T4_MEASURED["fma_fp32"]               # the FMA kernel held for seconds
 H200_TENSOR_CLOCK_HZ = 1455e6     # the clock the recorded H200 run held under FP16 matmuls
-BURST_N = 2048                    # the notes' short FP16 product
+BURST_N = 2048                    # the T4 note's short FP16 product
 BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
-BURST_WINDOW_S = 50e-3            # the notes: the clock is down to its sustained level by then
+BURST_WINDOW_S = 50e-3            # the T4 note: the clock is down to its sustained level by then
 TRAINING_FLOPS = 1e21             # exercise 11's training job, all BF16 matrix products
 GEMV_D = 8192                     # a batch-1 linear layer, d x d weights, on a B200
-TILE = (256, 128)                 # the source notes' tile shape
+TILE = (256, 128)                 # the lecture notes' tile shape
 
 
 def t4_peak_full_clock() -> float:
@@ -30,7 +30,7 @@ def t4_peak_full_clock() -> float:
 
 def t4_cublas_fraction_at_clock() -> float:
     """cuBLAS's sustained FP32 rate over the lanes' peak at the clock it held
-    (40 x 64 x 2 x 705 MHz, as the source notes work it)."""
+    (40 x 64 x 2 x 705 MHz, as the T4 note works it)."""
     t4 = machines.get("T4")
     flops, clock, _ = T4_FP32_HOLD
     return flops / clocks.peak(t4.sms, t4.fp32_lanes_per_sm, clock)

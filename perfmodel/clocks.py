@@ -1,6 +1,6 @@
 """Why the roof moves: peak = SMs x lanes x 2 x clock, and a power cap that sets the clock.
 
-The power model is the simplest one that fits the source notes' T4 measurements:
+The power model is the simplest one that fits the T4 note's measurements:
 board power = idle + k x clock, where k (W/Hz) depends on the work. Under a power
 limit the card runs at min(max_clock, (limit - idle) / k).
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from . import _check
 
-#: Watts drawn by an idle T4 (an estimate; the notes give the loaded points only).
+#: Watts drawn by an idle T4 (an estimate; the T4 note gives the loaded points only).
 T4_IDLE_W = 10.0
-#: The source notes' sustained T4 measurements: (TFLOP/s, clock Hz, watts) per workload.
+#: The T4 note's sustained measurements: (TFLOP/s, clock Hz, watts) per workload.
 T4_MEASURED = {
     "fma_fp32": (6.8e12, 1365e6, 67.0),
     "matmul_fp32": (3.5e12, 705e6, 66.0),
@@ -18,6 +18,14 @@ T4_MEASURED = {
 }
 T4_MAX_CLOCK_HZ = 1590e6
 T4_POWER_LIMIT_W = 70.0
+#: The T4 note's burst after streaming memory (2048^3 FP16 products): the clock started at
+#: 1,409 MHz, was halfway down to the sustained level within 37 ms and there within about 50.
+T4_BURST_START_HZ, T4_BURST_SETTLED_HZ = 1409e6, 580e6
+T4_BURST_HALFWAY_S, T4_BURST_SETTLED_S = 37e-3, 50e-3
+#: The T4 note's four runs of the opening sweep: the 4096^3 FP32 product took 32.6 ms on the
+#: coolest card (58 C) and 35.4 ms on the warmest (68 C), in the order of temperature.
+T4_TEMPERATURE_RUNS = {58.0: 32.6e-3, 68.0: 35.4e-3}
+T4_TEMPERATURE_N = 4096
 
 
 def peak(sms: int, lanes_per_sm: int, clock_hz: float, flops_per_lane_cycle: float = 2.0) -> float:
