@@ -164,6 +164,19 @@ def _intensity(r: dict) -> list[Row]:
     ]
 
 
+def _elementwise_share(r: dict) -> str | None:
+    """The elementwise ops' mean share of the memory roof, or where a run gives only the
+    lowest and highest shares (the T4 reference), that range."""
+    mean = r["summary"].get("elementwise_roof_fraction")
+    if _num(mean):
+        return units.percent(mean)
+    ends = [x["fraction_of_roof"] for x in _rows(r, kind="op")
+            if str(x.get("op", "")).startswith("elementwise (") and _num(x.get("fraction_of_roof"))]
+    if len(ends) == 2:
+        return f"{units.percent(min(ends))} to {units.percent(max(ends))}"
+    return None
+
+
 def _ops_on_roof(r: dict) -> list[Row]:
     s, m = r["summary"], datasheet(r)
     return [
@@ -177,7 +190,7 @@ def _ops_on_roof(r: dict) -> list[Row]:
             _model(m, lambda m: units.flops(m.peak_flops("fp16_tensor"))),
             "model: datasheet, dense"),
         Row("Elementwise ops (add, ReLU, multiply-add): share of the memory roof",
-            _fmt(units.percent, s.get("elementwise_roof_fraction")), units.percent(1.0),
+            _elementwise_share(r), units.percent(1.0),
             "the roof is this run's copy; above 100%, the op streamed faster than that copy"),
     ]
 
@@ -188,6 +201,12 @@ def _linear_batch(r: dict) -> list[Row]:
     s, m = r["summary"], datasheet(r)
     p16, copy = s.get("fp16_matmul_flops"), s.get("copy_bandwidth")
     bend = model_bend(p16, copy) if _num(p16) and _num(copy) else None
+    weights = s.get("weight_bandwidth")
+    one = [x["seconds"] for x in _rows(r, kind="linear", batch=1) if _num(x.get("seconds"))]
+    if not _num(weights) and one:   # a run that gives only its times (the T4 reference)
+        weights = ops.linear(1, D, D, "fp16").bytes / one[0]
+    stream = (units.bandwidth(copy) if _num(copy)
+              else _model(m, lambda m: units.bandwidth(m.bandwidth("dram"))))
     return [
         Row("DRAM bandwidth, device-to-device copy", _fmt(units.bandwidth, copy),
             _model(m, lambda m: units.bandwidth(m.bandwidth("dram"))), "model: datasheet"),
@@ -195,9 +214,9 @@ def _linear_batch(r: dict) -> list[Row]:
             _model(m, lambda m: units.flops(m.peak_flops("fp16_tensor"))),
             "model: datasheet, dense"),
         Row(f"Weights read per second at batch 1 ({D} x {D} FP16)",
-            _fmt(units.bandwidth, s.get("weight_bandwidth")),
-            _fmt(units.bandwidth, copy) or MEASURED_ONLY,
-            "model: the copy above, since batch 1 does little but read the weights"),
+            _fmt(units.bandwidth, weights), stream,
+            "model: the copy above (the datasheet's DRAM where a run has no copy), "
+            "since batch 1 does little but read the weights"),
         Row("Batch where the layer turns compute-bound", _fmt(units.number,
             s.get("bend_batch_measured")),
             units.number(bend) if bend else MEASURED_ONLY,
