@@ -30,7 +30,18 @@ LEVEL_LABELS = {"pcie": "PCIe (host link)", "dram": "DRAM/HBM", "l2": "L2 cache"
 #: whitepapers, or as the card reports itself): threads resident per SM, register file
 #: per SM (bytes), L1/shared memory per SM (bytes), L2 cache (bytes).
 EXTRA_KEYS = ("max_threads_per_sm", "registers_per_sm_bytes", "l1_shared_per_sm_bytes",
-              "l2_bytes")
+              "shared_per_block_bytes", "l2_bytes")
+#: Every hardware fact a Machine can carry, in the order the book's tables list them:
+#: key -> (label, unit). The first five are Machine attributes, the rest EXTRA_KEYS.
+HARDWARE = {
+    "sms": ("SMs", "count"), "fp32_lanes_per_sm": ("FP32 lanes per SM", "count"),
+    "clock_hz": ("boost clock", "Hz"), "power_limit_w": ("power limit (TDP)", "W"),
+    "memory_bytes": ("DRAM capacity", "B"), "max_threads_per_sm": ("threads per SM, at most", "count"),
+    "registers_per_sm_bytes": ("register file per SM", "B"),
+    "l1_shared_per_sm_bytes": ("L1 + shared memory per SM", "B"),
+    "shared_per_block_bytes": ("shared memory per block, at most", "B"),
+    "l2_bytes": ("L2 cache", "B"),
+}
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,8 @@ class Machine:
     memory_bytes: float = 0.0
     measured: bool = False
     extra: Mapping[str, float] = field(default_factory=dict)
+    #: Where each hardware fact (a key of HARDWARE) comes from, in words.
+    hardware_sources: Mapping[str, str] = field(default_factory=dict)
 
     def units(self) -> list[str]:
         """The compute units this machine has, in the book's order."""
@@ -129,7 +142,10 @@ def _fig(value: float, source: str) -> Figure:
     return Figure(float(value), source)
 
 
-_NOTES = "the source notes (measured on a Tesla T4)"
+_NOTES = 'the T4 note ("How GPUs Actually Run Machine Learning"), measured on a Tesla T4'
+_NOTES_CPU = ('the T4 note ("How GPUs Actually Run Machine Learning"), measured on its host '
+              "CPU (Intel Xeon, 2.0 GHz, 2 threads, Kaggle)")
+_GUIDE = "CUDA C++ Programming Guide, compute capability {}: most shared memory one block can use"
 
 
 def _t4() -> Machine:
@@ -145,9 +161,19 @@ def _t4() -> Machine:
         launch_overhead=_fig(20e-6, _NOTES + ": one add launched and waited for"),
         sms=40, fp32_lanes_per_sm=64, clock_hz=1.59e9, power_limit_w=70,
         memory="GDDR6", memory_bytes=16e9,
-        # as the card reports itself (the source notes' T4 table)
+        # as the card reports itself (the T4 note's table)
         extra={"max_threads_per_sm": 1024, "registers_per_sm_bytes": 256 * 1024,
-               "l1_shared_per_sm_bytes": 96 * 1024, "l2_bytes": 4 * 1024 ** 2})
+               "l1_shared_per_sm_bytes": 96 * 1024, "shared_per_block_bytes": 64 * 1024,
+               "l2_bytes": 4 * 1024 ** 2},
+        hardware_sources={
+            "sms": _NOTES + ", the card's own report", "fp32_lanes_per_sm": _NOTES,
+            "clock_hz": "NVIDIA Turing architecture whitepaper (T4: 1,590 MHz boost)",
+            "power_limit_w": ds, "memory_bytes": ds + " (16 GB GDDR6)",
+            "max_threads_per_sm": _NOTES + ", the card's own report",
+            "registers_per_sm_bytes": _NOTES + " (65,536 32-bit registers an SM)",
+            "l1_shared_per_sm_bytes": _NOTES + " (96 KB shared between L1 and shared memory)",
+            "shared_per_block_bytes": _GUIDE.format("7.5"),
+            "l2_bytes": _NOTES + ", the card's own report"})
 
 
 def _a100() -> Machine:
@@ -164,11 +190,22 @@ def _a100() -> Machine:
         memory="HBM2e", memory_bytes=80e9,
         # NVIDIA A100 whitepaper
         extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
-               "l1_shared_per_sm_bytes": 192 * 1024, "l2_bytes": 40 * 1024 ** 2})
+               "l1_shared_per_sm_bytes": 192 * 1024, "shared_per_block_bytes": 163 * 1024,
+               "l2_bytes": 40 * 1024 ** 2},
+        hardware_sources={
+            **{k: "NVIDIA A100 Tensor Core GPU architecture whitepaper"
+               for k in ("sms", "fp32_lanes_per_sm", "clock_hz", "max_threads_per_sm",
+                         "registers_per_sm_bytes", "l1_shared_per_sm_bytes", "l2_bytes")},
+            "power_limit_w": ds, "memory_bytes": ds,
+            "shared_per_block_bytes": _GUIDE.format("8.0")})
 
 
 def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
-            l2_bytes: float = 50 * 1024 ** 2) -> Machine:
+            l2_bytes: float = 50 * 1024 ** 2,
+            l2_source: str = "NVIDIA H100 Tensor Core GPU architecture whitepaper") -> Machine:
+    wp = "NVIDIA H100 Tensor Core GPU architecture whitepaper"
+    if name != "H100":
+        wp += f" (the {name} has the H100's SM)"
     return Machine(
         name=name, description=f"NVIDIA {name} SXM (Hopper, {memory})", kind="gpu",
         peaks={"fp32": _fig(66.9e12, ds + " (132 SMs x 128 lanes x 2 x 1.98 GHz)"),
@@ -182,7 +219,13 @@ def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
         memory=memory, memory_bytes=mem_bytes,
         # NVIDIA H100 whitepaper (the H200 has the same SM); L2 as the card reports it
         extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
-               "l1_shared_per_sm_bytes": 256 * 1024, "l2_bytes": l2_bytes})
+               "l1_shared_per_sm_bytes": 256 * 1024, "shared_per_block_bytes": 227 * 1024,
+               "l2_bytes": l2_bytes},
+        hardware_sources={
+            **{k: wp for k in ("sms", "fp32_lanes_per_sm", "clock_hz", "max_threads_per_sm",
+                               "registers_per_sm_bytes", "l1_shared_per_sm_bytes")},
+            "power_limit_w": ds, "memory_bytes": ds,
+            "shared_per_block_bytes": _GUIDE.format("9.0"), "l2_bytes": l2_source})
 
 
 def _b200() -> Machine:
@@ -197,27 +240,50 @@ def _b200() -> Machine:
         bandwidths={"pcie": _fig(64e9, "PCIe Gen5 x16, nominal"), "dram": _fig(8e12, ds)},
         launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
         sms=148, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=1000,
-        memory="HBM3e", memory_bytes=180e9)
+        memory="HBM3e", memory_bytes=180e9,
+        hardware_sources={
+            "power_limit_w": ds, "memory_bytes": ds,
+            **{k: "an assumption of the model: the datasheet's 75 TFLOP/s FP32 split as "
+                  "148 SMs x 128 lanes x 2 x 1.98 GHz (not used by the book's text)"
+               for k in ("sms", "fp32_lanes_per_sm", "clock_hz")}})
 
 
 def _cpu() -> Machine:
     return Machine(
         name="CPU", description="The source notes' CPU: Intel Xeon 2.0 GHz, 2 threads (Kaggle)",
         kind="cpu",
-        peaks={"fp32": _fig(215e9, _NOTES + ": largest CPU matmuls")},
-        bandwidths={"dram": _fig(23e9, _NOTES + ": largest CPU additions")},
-        launch_overhead=_fig(4e-6, _NOTES + ": 3-6 us per PyTorch op on the CPU"),
-        clock_hz=2.0e9)
+        peaks={"fp32": _fig(215e9, _NOTES_CPU + ": largest matmuls")},
+        bandwidths={"dram": _fig(23e9, _NOTES_CPU + ": largest additions")},
+        launch_overhead=_fig(4e-6, _NOTES_CPU + ": 3-6 us per PyTorch op"),
+        clock_hz=2.0e9, hardware_sources={"clock_hz": _NOTES_CPU})
 
 
 _BUILDERS = {
     "t4": _t4, "a100": _a100,
     "h100": lambda: _hopper("H100", 3.35e12, 80e9, "HBM3", "NVIDIA H100 SXM datasheet"),
     "h200": lambda: _hopper("H200", 4.8e12, 141e9, "HBM3e", "NVIDIA H200 SXM datasheet",
-                            l2_bytes=60 * 1024 ** 2),
+                            l2_bytes=60 * 1024 ** 2,
+                            l2_source="the card's own report (CUDA device properties, "
+                                      "recorded in every H200 lab run's context)"),
     "b200": _b200, "cpu": _cpu,
 }
 _MACHINES = {key: build() for key, build in _BUILDERS.items()}
+
+
+def hardware_facts(machine: str | Machine) -> list[tuple[str, str, float, str, str]]:
+    """Every hardware fact a machine carries, in the order of HARDWARE: (key, label, value in
+    SI units, unit, source). Facts the machine lacks (0 or absent) are left out; a fact
+    without a recorded source is a ValueError, so no number reaches a table unsourced."""
+    m = get(machine)
+    rows = []
+    for key, (label, unit) in HARDWARE.items():
+        value = float(m.extra.get(key, 0.0)) if key in EXTRA_KEYS else float(getattr(m, key))
+        if not value:
+            continue
+        if key not in m.hardware_sources:
+            raise ValueError(f"{m.name}: hardware fact {key!r} has no source")
+        rows.append((key, label, value, unit, m.hardware_sources[key]))
+    return rows
 
 
 def names() -> list[str]:
