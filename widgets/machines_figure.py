@@ -66,7 +66,7 @@ def machines_table() -> list[dict]:
                                                if lvl in m.bandwidths else "—")
         for u in machines.UNITS:
             if u in m.peaks:
-                row[f"ridge {UNIT_LABELS[u]}"] = f"{m.ridge(u):.3g}"
+                row[f"ridge {UNIT_LABELS[u]}"] = units.number(m.ridge(u))
         rows.append(row)
     return rows
 
