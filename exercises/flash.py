@@ -28,7 +28,7 @@ CAUSAL_SEQ, CAUSAL_BLOCK = 4096, 128
 # flash-13: decoding one token, 32 heads of d = 128, a KV cache of 32,768 positions, FP16.
 DEC_HEADS, DEC_D, DEC_SEQ = 32, 128, 32768
 # flash-14: Algorithm 1's key block on an A100 (163 KiB of shared memory per block), d = 128.
-A100_SMEM_BLOCK, FA_D = 163 * 1024, 128
+A100_SMEM_BLOCK, FA_D = machines.get("A100").hardware("shared_per_block_bytes"), 128
 
 
 def two_tile_output() -> float:
