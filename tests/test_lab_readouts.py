@@ -264,3 +264,40 @@ def test_partial_and_unknown_runs_still_render(name):
     assert "The Tesla T4 run records none of these figures." in page
     models = [r[2] for r in _cells(page)]
     assert models and all(models)
+
+
+def test_paradox_t4_breakeven_model_by_hand():
+    """The T4 reference has no model rows: its break-even comes from the T4 note's own
+    machines, CPU 215 GFLOP/s, 23 GB/s and a 4 us toll; T4 6.8 TFLOP/s, 230 GB/s and 20 us."""
+    def t(n, p, b, t0):   # t0 + max(F/P, D/B) for an n x n FP32 matmul, 3 n^2 floats moved
+        return t0 + max(2 * n ** 3 / p, 12 * n ** 2 / b)
+
+    sizes = (16, 32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096)
+    first = next(n for n in sizes if t(n, 6.8e12, 230e9, 20e-6) < t(n, 215e9, 23e9, 4e-6))
+    assert first == 128
+    page = readouts.table_html("paradox", [results.load("paradox", "T4-reference")])
+    assert _row(page, "Smallest n x n matmul")[1:] == ["n = 192", "n = 128"]
+    page = readouts.table_html("paradox", [results.load("paradox", "H200")])
+    assert _row(page, "Launch toll")[2] == "10 µs"    # perfmodel's order-of-magnitude toll
+
+
+def test_paradox_h200_breakeven_model_from_the_runs_roofs():
+    """The H200 run's model: each machine's roofs from its largest matmul and add, its toll
+    from its smallest op of each kind; the first size from which the GPU stays ahead."""
+    r = results.load("paradox", "H200")
+    rows = {k: [x for x in r["rows"] if x["kind"] == k] for k in ("matmul", "add")}
+    roofs = {}
+    for who in ("cpu_s", "gpu_resident_s"):
+        mm, add = rows["matmul"][-1], rows["add"][-1]
+        roofs[who] = (2 * mm["n"] ** 3 / mm[who], 12 * add["n"] / add[who])
+    expected = {}
+    for kind, rs in rows.items():
+        def t(x, who):
+            p, b = roofs[who]
+            f, d = (2 * x["n"] ** 3, 12 * x["n"] ** 2) if kind == "matmul" else (x["n"], 12 * x["n"])
+            return rs[0][who] + max(f / p, d / b)
+        wins = [t(x, "gpu_resident_s") < t(x, "cpu_s") for x in rs]
+        expected[kind] = next(x["n"] for i, x in enumerate(rs) if all(wins[i:]))
+    page = readouts.table_html("paradox", [r])
+    assert _row(page, "Smallest n x n matmul")[2] == f"n = {expected['matmul']:,}"
+    assert _row(page, "Smallest vector add")[2] == f"n = {expected['add']:,}"
