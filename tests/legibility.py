@@ -9,12 +9,17 @@ over the site; scripts/legibility_report.py prints it for one page.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Text smaller than this (px) is not meant to be read (plotly's hidden slider tick labels).
 MIN_FONT_PX = 5
 # Two boxes overlap when they share more than this many pixels each way.
 SLACK_PX = 1.5
+# A tick in plotly's default exponent format: "10B" for ten billion (bytes? FLOPs?).
+BILLIONS = re.compile(r"^[-\d.,]+\s*B$")
+# e-notation or powers of ten: "1e+15", "10^15", "10¹⁵", "×10".
+ENOTATION = re.compile(r"\d[eE][-+]?\d|\^\d|×\s*10|10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]")
 
 PROBE = r"""
 () => {
@@ -46,7 +51,9 @@ PROBE = r"""
                               [".updatemenu-container,.updatemenu-button", "menu"]]) {
         if (t.closest(sel)) { kind = k; break; }
       }
-      texts.push({text: s, kind: kind, size: size, ...box(t)});
+      // plotly writes 10^15 as "10" and a raised "15" (a tspan shifted by dy)
+      const power = kind === "tick" && t.querySelector("tspan[dy]") !== null;
+      texts.push({text: s, kind: kind, size: size, power: power, ...box(t)});
     });
     const points = [];
     gd.querySelectorAll(".scatterlayer .trace").forEach(tr => {
@@ -109,6 +116,13 @@ def problems(figure: dict) -> list[str]:
         for b in texts[i + 1:]:
             if _box(a).overlaps(_box(b)):
                 out.append(f"overlap: {a['kind']} {a['text']!r} and {b['kind']} {b['text']!r}")
+    for t in texts:
+        if t["kind"] != "tick":
+            continue
+        if BILLIONS.match(t["text"]):
+            out.append(f"billion: tick {t['text']!r} (write G with the unit)")
+        elif ENOTATION.search(t["text"]) or t.get("power"):
+            out.append(f"e-notation: tick {t['text']!r}")
     if figure.get("legend"):
         legend = _box(figure["legend"])
         covered = sum(legend.holds(p["x"], p["y"]) for p in figure["points"])

@@ -1,0 +1,136 @@
+"""Every figure of every page of the built site, as a reader sees it: light and dark, in
+a 1280 px window (a 688 px column) and a 760 px one (the column without the sidebar).
+
+tests/legibility.py's probe reads plotly's text boxes (ticks, titles, legend entries,
+annotations, slider and menu labels) and the drawn points; a figure passes when no text
+leaves the figure, no two texts overlap, no legend sits on drawn points and no tick
+writes plotly's "B" for billion or e-notation. Every figure is also saved as a
+screenshot under _build/screenshots/legibility/ for a person to look at.
+
+The probe itself is tested first on a page made to fail, so a pass below means the
+figures are legible, not that the probe is blind.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import pathlib
+import re
+import threading
+
+import pytest
+
+from conftest import ROOT, SCREENSHOTS
+import legibility
+
+pytestmark = pytest.mark.browser
+
+VIEWS = [(1280, "light"), (1280, "dark"), (760, "light"), (760, "dark")]
+
+
+def pages_with_figures(site) -> list[str]:
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                  if 'class="book-figure"' in p.read_text(errors="ignore"))
+
+
+@pytest.mark.parametrize("width, theme", VIEWS)
+def test_every_figure_is_legible(site, open_page, width, theme):
+    pages = pages_with_figures(site)
+    assert len(pages) >= 12, f"only {len(pages)} pages with figures in {site}"
+    folder = SCREENSHOTS / "legibility"
+    folder.mkdir(parents=True, exist_ok=True)
+    found, seen = {}, 0
+    for path in pages:
+        p = open_page(path, width=width, height=900, theme=theme)
+        p.page.wait_for_timeout(150)
+        figures = p.page.evaluate(legibility.PROBE)
+        assert figures, f"{path}: no figure drawn"
+        for k, fig in enumerate(figures):
+            seen += 1
+            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{path[:-5]}-{fig['id']}-{width}-{theme}")
+            p.page.locator(".book-figure").nth(k).screenshot(path=str(folder / f"{stem}.png"))
+            probs = legibility.problems(fig)
+            if probs:
+                found[f"{path} {fig['id']}"] = probs
+        p.page.context.close()
+    report = "\n".join(f"{k}:\n    " + "\n    ".join(v[:6]) for k, v in found.items())
+    assert not found, f"{len(found)} of {seen} figures at {width} px, {theme}, are hard to read:\n{report}"
+
+
+# --- the probe is not blind ------------------------------------------------------------
+
+BAD = {
+    "data": [
+        {"type": "scatter", "x": [1, 2, 3, 4, 5, 6], "y": [1e9, 2e9, 3e9, 4e9, 5e9, 6e9],
+         "name": "the data"},
+        {"type": "scatter", "x": [1, 6], "y": [6e9, 1e9], "mode": "lines",
+         "name": "a legend entry that is long enough to sit on the data"},
+    ],
+    "layout": {
+        "height": 360, "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
+        "legend": {"x": 0.5, "y": 0.5, "xanchor": "center", "yanchor": "middle"},
+        "xaxis": {"tickvals": [1, 1.05, 6], "ticktext": ["one tick label", "another one", "6"]},
+        "yaxis": {"exponentformat": "B", "title": {"text": "a y title far too long to fit"}},
+        "annotations": [{"x": 0.9, "y": 0.2, "xref": "paper", "yref": "paper", "showarrow": False,
+                         "text": "an annotation past the right edge of it all", "xanchor": "left"}],
+    },
+}
+
+
+@pytest.fixture
+def bad_page(browser, tmp_path):
+    """A page with plotly.js (the package's copy, the one the site ships), the site's
+    book-plotly.js and one figure made to fail."""
+    import plotly
+
+    js = pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    (tmp_path / "plotly.min.js").write_bytes(js.read_bytes())
+    (tmp_path / "book-plotly.js").write_bytes((ROOT / "_static" / "book-plotly.js").read_bytes())
+    spec = BAD
+    (tmp_path / "bad.html").write_text(
+        '<!doctype html><html data-theme="light"><head><meta charset="utf-8">'
+        '<script src="plotly.min.js"></script></head><body><div style="width:500px">'
+        '<div class="book-figure" id="book-figure-bad"><div class="book-figure-plot" '
+        'style="height:360px"></div><script type="application/json">'
+        + json.dumps(spec) + '</script></div></div><script src="book-plotly.js"></script></body></html>')
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(Quiet, directory=str(tmp_path)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    ctx = browser.new_context(viewport={"width": 600, "height": 500})
+    page = ctx.new_page()
+    page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/bad.html", wait_until="load")
+    page.wait_for_function("document.querySelector('.book-figure[data-ready]') !== null",
+                           timeout=30000)
+    yield page
+    ctx.close()
+    httpd.shutdown()
+
+
+def test_the_probe_finds_what_a_reader_cannot_read(bad_page):
+    (fig,) = bad_page.evaluate(legibility.PROBE)
+    probs = legibility.problems(fig)
+    text = "\n".join(probs)
+    assert "overlap: tick 'one tick label' and tick 'another one'" in text, text
+    assert "clipped annotation 'an annotation past the right edge of it all'" in text, text
+    assert re.search(r"legend covers \d+ drawn point", text), text
+    assert re.search(r"billion: tick '\d+B'", text), text
+
+
+def test_problems_reads_the_boxes_it_is_given():
+    """problems() on boxes set by hand (no browser): what overlaps, what leaves the frame."""
+    frame = {"x0": 0, "y0": 0, "x1": 100, "y1": 100, "legend": {"x0": 50, "y0": 50, "x1": 90, "y1": 90},
+             "points": [{"x": 70, "y": 70}, {"x": 10, "y": 10}],
+             "texts": [{"text": "a", "kind": "tick", "size": 12, "x0": 1, "y0": 1, "x1": 20, "y1": 12},
+                       {"text": "b", "kind": "tick", "size": 12, "x0": 15, "y0": 2, "x1": 30, "y1": 13},
+                       {"text": "c", "kind": "title", "size": 12, "x0": 95, "y0": 2, "x1": 120, "y1": 13},
+                       {"text": "1e+15", "kind": "tick", "size": 12, "x0": 40, "y0": 30, "x1": 48, "y1": 40},
+                       {"text": "hidden", "kind": "slider", "size": 1, "x0": 0, "y0": 0, "x1": 300, "y1": 1}]}
+    got = legibility.problems(frame)
+    assert got == ["clipped title 'c'", "overlap: tick 'a' and tick 'b'",
+                   "e-notation: tick '1e+15'", "legend covers 1 drawn point(s)"]
