@@ -27,7 +27,7 @@ def contiguous_pieces(offset_bytes: int, elem_bytes: int = 4, lanes: int = 32,
     boundary: from piece floor(o / p) to piece floor((o + lanes x elem - 1) / p)."""
     o = _check.count("offset_bytes", offset_bytes, minimum=0)
     e = _check.count("elem_bytes", elem_bytes)
-    n = _check.count("lanes", lanes)
+    n = _check.count("lanes", lanes, maximum=_check.MAX_LANES)
     p = _check.count("piece", piece)
     return (o + n * e - 1) // p - o // p + 1
 
@@ -35,7 +35,7 @@ def contiguous_pieces(offset_bytes: int, elem_bytes: int = 4, lanes: int = 32,
 def contiguous_useful_fraction(offset_bytes: int, elem_bytes: int = 4, lanes: int = 32,
                                piece: int = SECTOR) -> float:
     """Bytes asked for over bytes moved for :func:`contiguous_pieces`'s request."""
-    n, e = _check.count("lanes", lanes), _check.count("elem_bytes", elem_bytes)
+    n, e = _check.count("lanes", lanes, maximum=_check.MAX_LANES), _check.count("elem_bytes", elem_bytes)
     return n * e / (contiguous_pieces(offset_bytes, e, n, piece) * piece)
 
 
@@ -45,7 +45,7 @@ def bank_conflict_ways(stride_words: int, lanes: int = 32, banks: int = BANKS) -
     is a broadcast, one pass; otherwise gcd(stride, banks) for a full warp (32 lanes on 32
     banks): stride 1 or any odd stride, one pass; stride 32, every lane in one bank."""
     s = _check.count("stride_words", stride_words, minimum=0)
-    n, b = _check.count("lanes", lanes), _check.count("banks", banks)
+    n, b = _check.count("lanes", lanes, maximum=_check.MAX_LANES), _check.count("banks", banks)
     if s == 0:
         return 1
     words_per_bank: dict[int, set[int]] = {}
@@ -72,4 +72,4 @@ def vector_load_requests(n_elems: int, elem_bytes: int = 4, vector_bytes: int = 
     v = _check.count("vector_bytes", vector_bytes)
     if v % e or v > 16:
         raise ValueError(f"vector_bytes={v} must be a multiple of elem_bytes={e} and at most 16")
-    return math.ceil(n * e / (_check.count("lanes", lanes) * v))
+    return math.ceil(n * e / (_check.count("lanes", lanes, maximum=_check.MAX_LANES) * v))

@@ -22,6 +22,7 @@ from . import _check
 
 
 def _levels(levels: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    levels = _check.items("levels", levels)
     if not levels:
         raise ValueError("levels must list (capacity_bytes, latency) pairs, smallest first")
     out = []
@@ -142,7 +143,7 @@ def largest_tile(capacity_bytes: float, elem_bytes: float = 4.0, tiles: int = 2)
     floor(sqrt(capacity / (tiles x s)))."""
     cap = _check.positive("capacity_bytes", capacity_bytes)
     per = _check.count("tiles", tiles) * _check.positive("elem_bytes", elem_bytes)
-    t = math.isqrt(int(cap // per))
+    t = math.isqrt(_check.whole("capacity_bytes and elem_bytes", cap // per))
     if t < 1:
         raise ValueError(f"capacity_bytes={cap:g} holds no tile of {tiles} x 1 x 1 elements")
     return int(t)
@@ -152,7 +153,7 @@ def tile_for_intensity(intensity: float, elem_bytes: float = 4.0) -> int:
     """The smallest whole tile edge T whose step intensity T/s reaches ``intensity``."""
     target = _check.positive("intensity", intensity)
     s = _check.positive("elem_bytes", elem_bytes)
-    return int(math.ceil(target * s - 1e-9))
+    return _check.whole("intensity and elem_bytes", target * s - 1e-9)
 
 
 def strided_bandwidth(bandwidth: float, stride: int | str, elem_bytes: int = 4,
@@ -162,7 +163,8 @@ def strided_bandwidth(bandwidth: float, stride: int | str, elem_bytes: int = 4,
     from DRAM): bandwidth x useful fraction (:func:`perfmodel.simt.useful_fraction`)."""
     from . import simt
 
-    return _check.positive("bandwidth", bandwidth) * simt.useful_fraction(stride, elem_bytes, piece)
+    return (_check.positive("bandwidth", bandwidth)
+            * simt.useful_fraction(stride, elem_bytes, _check.count("piece", piece)))
 
 
 def gather_fraction(value_bytes: float = 4.0, index_bytes: float = 4.0,
@@ -196,7 +198,7 @@ def struct_bytes_moved(n: int, struct_bytes: int, offsets: Sequence[int], field_
     sb = _check.count("struct_bytes", struct_bytes)
     fb = _check.count("field_bytes", field_bytes)
     p = _check.count("piece", piece)
-    w = _check.count("lanes", lanes)
+    w = _check.count("lanes", lanes, maximum=_check.MAX_LANES)
     layout = _check.choice("layout", layout, ("aos", "soa"))
     offs = [int(o) for o in offsets]
     if not offs:

@@ -26,7 +26,8 @@ def warps_needed(bandwidth: float, latency: float, loads_per_thread: int = 1,
     """Warps needed when each thread keeps ``loads_per_thread`` loads of ``bytes_per_load`` open."""
     per_thread = _check.count("loads_per_thread", loads_per_thread) * \
         _check.positive("bytes_per_load", bytes_per_load)
-    return math.ceil(threads_needed(bandwidth, latency, per_thread) / WARP)
+    return _check.whole("bandwidth, latency and bytes_per_load",
+                        threads_needed(bandwidth, latency, per_thread) / WARP)
 
 
 def achieved_bandwidth(in_flight: float, latency: float, peak: float) -> float:
@@ -41,6 +42,8 @@ def bandwidth_vs_warps(warps: int, loads_per_thread: int, bytes_per_load: float,
     w = _check.count("warps", warps, 0)
     in_flight = w * WARP * _check.count("loads_per_thread", loads_per_thread) * \
         _check.positive("bytes_per_load", bytes_per_load)
+    if not math.isfinite(in_flight):
+        raise ValueError(f"warps x loads_per_thread x bytes_per_load overflows ({in_flight})")
     return achieved_bandwidth(in_flight, latency, peak)
 
 
@@ -99,14 +102,16 @@ def bandwidth_with_registers(machine, registers_per_thread: int, latency: float,
 
     m = machines.get(machine)
     warps = m.sms * resident_warps(m, registers_per_thread)
-    return achieved_bandwidth(in_flight(warps, loads_per_thread, bytes_per_load), latency,
-                              m.bandwidth("dram"))
+    held = in_flight(warps, loads_per_thread, bytes_per_load)
+    if not math.isfinite(held):
+        raise ValueError(f"loads_per_thread x bytes_per_load overflows ({held})")
+    return achieved_bandwidth(held, latency, m.bandwidth("dram"))
 
 
 def sms_needed(bandwidth: float, per_sm_bandwidth: float) -> int:
     """Fewest SMs that can pull ``bandwidth`` when one SM alone tops out at
     ``per_sm_bandwidth``: ceil(bandwidth / per-SM cap)."""
-    return math.ceil(_check.positive("bandwidth", bandwidth)
+    return _check.whole("bandwidth and per_sm_bandwidth", _check.positive("bandwidth", bandwidth)
                      / _check.positive("per_sm_bandwidth", per_sm_bandwidth))
 
 

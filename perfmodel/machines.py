@@ -297,7 +297,8 @@ def get(name: str | Machine) -> Machine:
         return name
     if isinstance(name, str) and name.lower() in _MACHINES:
         return _MACHINES[name.lower()]
-    raise ValueError(f"machine must be one of {', '.join(names())}; got {name!r}")
+    raise ValueError(f"machine (name) must be one of {', '.join(names())} or a Machine; "
+                     f"got {_check.show(name)}")
 
 
 def all_machines() -> list[Machine]:
@@ -315,7 +316,17 @@ def measured(name: str, peaks: Mapping[str, float], bandwidths: Mapping[str, flo
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string; got {name!r}")
-    base_m = get(base) if base is not None else None
+    for argument, mapping in (("peaks", peaks), ("bandwidths", bandwidths)):
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"{argument} must be a mapping (unit or level -> value), got "
+                            f"{_check.show(mapping)}")
+    if not isinstance(source, str):
+        raise TypeError(f"source must be text saying where the figures come from, got "
+                        f"{_check.show(source)}")
+    try:
+        base_m = get(base) if base is not None else None
+    except ValueError as exc:
+        raise ValueError(f"base: {exc}") from None
     p = dict(base_m.peaks) if base_m else {}
     b = dict(base_m.bandwidths) if base_m else {}
     for unit, value in peaks.items():

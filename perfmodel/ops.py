@@ -209,6 +209,11 @@ def elementwise_chain(n: int, kernels: Sequence[tuple[int, int, float]], fused: 
     registers. FLOPs are the same either way.
     """
     n = _n("n", n)
+    kernels = _check.items("kernels", kernels)
+    for i, k in enumerate(kernels):
+        if not isinstance(k, (tuple, list)) or len(k) != 3:
+            raise ValueError(f"kernels[{i}] must be a (reads, writes, flops) triple, got "
+                             f"{_check.show(k)}")
     if not kernels:
         raise ValueError("kernels must list at least one (reads, writes, flops) triple")
     s = dtype_bytes(dtype)
@@ -235,7 +240,7 @@ def scale_shift_relu(n: int, fused: bool, dtype: str = "fp16") -> Op:
 
 def repeated_elementwise(n: int, count: int, fused: bool, dtype: str = "fp32") -> Op:
     """``count`` elementwise ops applied in sequence, each reading and writing the tensor."""
-    c = _check.count("count", count)
+    c = _check.count("count", count, maximum=_check.MAX_ITEMS)
     return elementwise_chain(n, [(1, 1, 1)] * c, fused, dtype=dtype, name=f"{c} elementwise ops")
 
 

@@ -57,7 +57,8 @@ def pipeline_time(items: int, stage_times) -> float:
     different item at once): the first item takes the sum of the stage times, each later
     one leaves after the slowest stage, sum + (items - 1) x max. stage_times in seconds."""
     n = _check.count("items", items)
-    stages = [_check.non_negative("stage_times[i]", t) for t in stage_times]
+    stages = [_check.non_negative(f"stage_times[{i}]", t)
+              for i, t in enumerate(_check.items("stage_times", stage_times))]
     if not stages:
         raise ValueError("stage_times must list at least one stage time (seconds)")
     return sum(stages) + (n - 1) * max(stages)
@@ -66,7 +67,7 @@ def pipeline_time(items: int, stage_times) -> float:
 def barrier_efficiency(work) -> float:
     """Useful fraction of p units' time between two barriers, when unit i has work[i]
     (seconds): everyone waits for the slowest, so sum(work) / (p x max(work))."""
-    w = [_check.non_negative("work[i]", x) for x in work]
+    w = [_check.non_negative(f"work[{i}]", x) for i, x in enumerate(_check.items("work", work))]
     if not w or max(w) == 0:
         raise ValueError("work must list at least one unit with work > 0")
     return sum(w) / (len(w) * max(w))

@@ -66,6 +66,7 @@ def speed_of_light(machine: Machine | str, op: Op, unit: str = "fp32") -> float:
 def fraction_of_roof(machine: Machine | str, op: Op, seconds: float, unit: str = "fp32") -> float:
     """Achieved FLOP/s of a measured time over the attainable FLOP/s at the op's intensity."""
     t = _check.positive("seconds", seconds)
+    op = _op(op)
     return (op.flops / t) / attainable(machine, op.intensity, unit)
 
 
@@ -78,15 +79,31 @@ def breakeven(make_op: Callable[[int], Op], sizes: Iterable[int], slow: Machine 
     Each machine pays its own launch toll unless an overhead is given; ``fast_pcie``
     maps a size to the bytes that must cross the host link for the fast machine.
     """
-    a, b = get(slow), get(fast)
-    ta0 = a.launch_overhead.value if slow_overhead is None else slow_overhead
-    tb0 = b.launch_overhead.value if fast_overhead is None else fast_overhead
-    for n in sizes:
+    a, b = _machine("slow", slow), _machine("fast", fast)
+    if not callable(make_op):
+        raise TypeError(f"make_op must be a function of a size returning an Op, got "
+                        f"{_check.show(make_op)}")
+    if fast_pcie is not None and not callable(fast_pcie):
+        raise TypeError(f"fast_pcie must be a function of a size (bytes), got "
+                        f"{_check.show(fast_pcie)}")
+    ta0 = a.launch_overhead.value if slow_overhead is None else _check.non_negative(
+        "slow_overhead", slow_overhead)
+    tb0 = b.launch_overhead.value if fast_overhead is None else _check.non_negative(
+        "fast_overhead", fast_overhead)
+    for n in _check.items("sizes", sizes):
         op = make_op(n)
         pcie = fast_pcie(n) if fast_pcie else 0.0
         if time(b, op, unit, tb0, pcie) < time(a, op, unit, ta0):
             return n
     return None
+
+
+def _machine(argument: str, value) -> Machine:
+    """machines.get, its message naming the argument."""
+    try:
+        return get(value)
+    except ValueError as exc:
+        raise ValueError(f"{argument}: {exc}") from None
 
 
 def _op(op: Op) -> Op:

@@ -16,15 +16,16 @@ def divergence_passes(paths: int, split: str, warp: int = WARP) -> int:
     """
     p = _check.count("paths", paths)
     split = _check.choice("split", split, ("between", "within"))
-    return 1 if split == "between" else min(p, _check.count("warp", warp))
+    return 1 if split == "between" else min(
+        p, _check.count("warp", warp, maximum=_check.MAX_LANES))
 
 
 def warp_paths(paths: int, split: str, warps: int, warp: int = WARP) -> np.ndarray:
     """The path each lane takes: an array of shape (warps, warp) of path numbers."""
     p = _check.count("paths", paths)
     split = _check.choice("split", split, ("between", "within"))
-    w = _check.count("warps", warps)
-    lanes = np.arange(_check.count("warp", warp))
+    w = _check.count("warps", warps, maximum=2 ** 20)
+    lanes = np.arange(_check.count("warp", warp, maximum=_check.MAX_LANES))
     if split == "between":
         return np.repeat((np.arange(w) % p)[:, None], len(lanes), axis=1)
     return np.tile(lanes % p, (w, 1))
@@ -33,7 +34,7 @@ def warp_paths(paths: int, split: str, warps: int, warp: int = WARP) -> np.ndarr
 def busy_warp_fraction(k: int, warp: int = WARP) -> float:
     """Fraction of warps holding a busy lane when one thread in every k is busy."""
     k = _check.count("k", k)
-    return min(1.0, _check.count("warp", warp) / k)
+    return min(1.0, _check.count("warp", warp, maximum=_check.MAX_LANES) / k)
 
 
 def one_in_k_time(k: int, t_all: float, t_floor: float, warp: int = WARP) -> float:
@@ -45,7 +46,7 @@ def one_in_k_time(k: int, t_all: float, t_floor: float, warp: int = WARP) -> flo
 def lane_addresses(stride: int | str, elem_bytes: int = 4, lanes: int = WARP,
                    seed: int = 0, span: int = 1 << 26) -> np.ndarray:
     """Byte addresses of one warp's loads: lane x stride x elem_bytes, or random in a span."""
-    n = _check.count("lanes", lanes)
+    n = _check.count("lanes", lanes, maximum=_check.MAX_LANES)
     e = _check.count("elem_bytes", elem_bytes)
     if stride == "random":
         rng = np.random.default_rng(seed)
@@ -63,13 +64,17 @@ def sectors(stride: int | str, elem_bytes: int = 4, sector: int = 32, lanes: int
 def useful_fraction(stride: int | str, elem_bytes: int = 4, sector: int = 32,
                     lanes: int = WARP) -> float:
     """Bytes asked for over bytes moved: lanes x elem_bytes / (sectors x sector)."""
-    return lanes * elem_bytes / (sectors(stride, elem_bytes, sector, lanes) * sector)
+    moved = sectors(stride, elem_bytes, sector, lanes) * sector
+    return (_check.count("lanes", lanes, maximum=_check.MAX_LANES)
+            * _check.count("elem_bytes", elem_bytes)) / moved
 
 
 def busy_lanes(k: int, warps: int, warp: int = WARP) -> np.ndarray:
     """Which threads work when one thread in every k does: bool array (warps, warp),
     thread t = w x warp + lane busy when t % k == 0."""
-    k, w, n = _check.count("k", k), _check.count("warps", warps), _check.count("warp", warp)
+    k = _check.count("k", k)
+    w = _check.count("warps", warps, maximum=2 ** 20)
+    n = _check.count("warp", warp, maximum=_check.MAX_LANES)
     return (np.arange(w * n).reshape(w, n) % k) == 0
 
 
@@ -84,7 +89,7 @@ def touched_sectors(stride: int | str, elem_bytes: int = 4, sector: int = 32,
 
 def warps_per_block(threads: int, warp: int = WARP) -> int:
     """Warps a block of ``threads`` threads occupies: ceil(threads / warp)."""
-    t, w = _check.count("threads", threads), _check.count("warp", warp)
+    t, w = _check.count("threads", threads), _check.count("warp", warp, maximum=_check.MAX_LANES)
     return -(-t // w)
 
 
@@ -98,11 +103,12 @@ def launch_warps(n: int, block: int, warp: int = WARP) -> int:
 def block_lane_use(threads: int, warp: int = WARP) -> float:
     """Share of the lanes a block's warps issue for that hold a thread: threads / (warps x warp)."""
     t = _check.count("threads", threads)
-    return t / (warps_per_block(t, warp) * _check.count("warp", warp))
+    return t / (warps_per_block(t, warp) * _check.count("warp", warp, maximum=_check.MAX_LANES))
 
 
 def _lengths(lengths) -> list[float]:
-    ls = [_check.non_negative("path length", x) for x in lengths]
+    ls = [_check.non_negative(f"lengths[{i}]", x)
+          for i, x in enumerate(_check.items("lengths", lengths))]
     if not ls:
         raise ValueError("lengths must hold at least one path length, got none")
     return ls
@@ -113,8 +119,8 @@ def warp_issue(lengths, present) -> float:
     one of its lanes takes (each such path runs once, the other lanes masked off)."""
     ls = _lengths(lengths)
     taken = set()
-    for p in present:
-        taken.add(_check.count("path", p, minimum=0))
+    for p in _check.items("present", present):
+        taken.add(_check.count("present path", p, minimum=0))
     if not taken or max(taken) >= len(ls):
         raise ValueError(f"present must name paths 0 .. {len(ls) - 1}, got {sorted(taken)}")
     return float(sum(ls[p] for p in taken))
@@ -123,7 +129,8 @@ def warp_issue(lengths, present) -> float:
 def sorted_issue(fractions, lengths) -> float:
     """Instructions per warp, on average, when work is grouped so every warp takes one path:
     sum of fraction x length (the fractions of the work on each path add up to 1)."""
-    fs = [_check.fraction("fraction", f) for f in fractions]
+    fs = [_check.fraction(f"fractions[{i}]", f)
+          for i, f in enumerate(_check.items("fractions", fractions))]
     ls = _lengths(lengths)
     if len(fs) != len(ls) or abs(sum(fs) - 1) > 1e-9:
         raise ValueError(f"fractions must give one share per path and add up to 1, got {fs}")
@@ -144,7 +151,7 @@ def lane_efficiency(fractions, lengths) -> float:
 def rare_path_warps(p: float, warp: int = WARP) -> float:
     """Chance a warp holds at least one lane on a path each lane takes independently with
     probability ``p``: 1 - (1 - p)^warp."""
-    return 1 - (1 - _check.fraction("p", p)) ** _check.count("warp", warp)
+    return 1 - (1 - _check.fraction("p", p)) ** _check.count("warp", warp, maximum=_check.MAX_LANES)
 
 
 def random_branch_issue(p: float, taken: float, other: float, warp: int = WARP) -> float:
@@ -164,7 +171,7 @@ def random_branch_slowdown(p: float, taken: float, other: float, warp: int = WAR
 def loop_efficiency(trips) -> float:
     """One warp whose lanes run loops of ``trips`` iterations: the warp runs until its longest
     lane finishes, so useful lane-iterations / (lanes x longest) of its slots work."""
-    ts = [_check.non_negative("trips", t) for t in trips]
+    ts = [_check.non_negative(f"trips[{i}]", t) for i, t in enumerate(_check.items("trips", trips))]
     if not ts or max(ts) == 0:
         raise ValueError("trips must hold at least one loop with a positive trip count")
     return sum(ts) / (len(ts) * max(ts))
@@ -182,7 +189,7 @@ def resident_threads(machine, registers_per_thread: int, block: int = 256) -> in
     allocation granularity and shared memory ignored)."""
     from . import machines
 
-    m = machines.get(machine) if isinstance(machine, str) else machine
+    m = machines.get(machine)
     r = _check.count("registers_per_thread", registers_per_thread)
     b = _check.count("block", block)
     regs = int(m.hardware("registers_per_sm_bytes")) // 4
@@ -197,7 +204,7 @@ def occupancy(machine, registers_per_thread: int, block: int = 256) -> float:
     """resident_threads over the SM's thread limit: the share of the warp slots filled."""
     from . import machines
 
-    m = machines.get(machine) if isinstance(machine, str) else machine
+    m = machines.get(machine)
     return resident_threads(m, registers_per_thread, block) / m.hardware("max_threads_per_sm")
 
 
@@ -205,7 +212,7 @@ def registers_for_full_occupancy(machine) -> int:
     """The most 32-bit registers per thread that still lets an SM hold its full thread limit."""
     from . import machines
 
-    m = machines.get(machine) if isinstance(machine, str) else machine
+    m = machines.get(machine)
     return int(m.hardware("registers_per_sm_bytes")) // 4 // int(m.hardware("max_threads_per_sm"))
 
 
@@ -215,14 +222,14 @@ def active_lanes(paths: int, split: str, warp: int = WARP) -> float:
     """Average lanes switched on per instruction a warp issues inside ``paths`` equal
     branches: the warp's lanes shared out over the passes it makes,
     warp / divergence_passes (32 between warps, 32/P through every warp)."""
-    return _check.count("warp", warp) / divergence_passes(paths, split, warp)
+    return _check.count("warp", warp, maximum=_check.MAX_LANES) / divergence_passes(paths, split, warp)
 
 
 def busy_lanes_per_busy_warp(k: int, warp: int = WARP) -> float:
     """Lanes switched on per instruction inside the branch when one thread in every ``k``
     takes it: the busy threads over the warps holding one, warp / k while k <= warp (every
     warp holds some), 1 beyond (a busy warp holds a single busy lane)."""
-    k, w = _check.count("k", k), _check.count("warp", warp)
+    k, w = _check.count("k", k), _check.count("warp", warp, maximum=_check.MAX_LANES)
     return w / k if k <= w else 1.0
 
 
@@ -234,7 +241,7 @@ def launch_occupancy(machine, blocks: int, block: int, registers_per_thread: int
     launches whose blocks are fewer than the SMs or a multiple of them, in one wave."""
     from . import machines
 
-    m = machines.get(machine) if isinstance(machine, str) else machine
+    m = machines.get(machine)
     n, b = _check.count("blocks", blocks), _check.count("block", block)
     fit = resident_threads(m, registers_per_thread, b) // b
     if fit < 1:

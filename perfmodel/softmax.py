@@ -24,9 +24,32 @@ class State(NamedTuple):
     u: np.ndarray | float
 
 
+def _as_floats(name: str, value) -> np.ndarray:
+    """An array of floats, or ValueError/TypeError naming the argument."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be numbers (a list or an array), got "
+                         f"{_check.show(value)}") from None
+
+
+def _state(name: str, value, allow_nan: bool = False) -> "State":
+    """A State (or an (m, l, u) triple of numbers), or TypeError naming the argument."""
+    try:
+        m, l_, u = value
+        st = State(float(m), float(l_), u if np.ndim(u) else float(u))
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be a softmax State (m, l, u), got "
+                        f"{_check.show(value)}") from None
+    if not allow_nan and (math.isnan(st.m) or math.isnan(st.l) or st.l < 0):
+        raise ValueError(f"{name} must have a maximum m that is a number and l >= 0, "
+                         f"got {_check.show(value)}")
+    return st
+
+
 def _arrays(scores, values):
-    s = np.asarray(scores, dtype=float).reshape(-1)
-    v = np.asarray(values, dtype=float)
+    s = _as_floats("scores", scores).reshape(-1)
+    v = _as_floats("values", values)
     if v.ndim == 0 or v.shape[0] != s.shape[0]:
         raise ValueError(f"values must have one row per score: {s.shape[0]} scores, "
                          f"values of shape {v.shape}")
@@ -54,6 +77,7 @@ def state(scores, values) -> State:
 
 def factors(a: State, b: State) -> tuple[float, float, float]:
     """(m', alpha, beta) for merging a and b; an empty state gets factor 0."""
+    a, b = _state("a", a), _state("b", b)
     m = max(a.m, b.m)
     if m == -math.inf:
         return m, 0.0, 0.0
@@ -64,6 +88,7 @@ def factors(a: State, b: State) -> tuple[float, float, float]:
 
 def merge(a: State, b: State) -> State:
     """The state of the union of two disjoint sets of keys."""
+    a, b = _state("a", a), _state("b", b)
     m, alpha, beta = factors(a, b)
     u = alpha * np.asarray(a.u) + beta * np.asarray(b.u)
     return State(m, alpha * a.l + beta * b.l, u if np.ndim(u) else float(u))
@@ -71,6 +96,7 @@ def merge(a: State, b: State) -> State:
 
 def output(st: State):
     """u / l: the softmax-weighted sum. A state with no valid score -> ValueError."""
+    st = _state("st", st)
     if st.l == 0:
         raise ValueError("the softmax of a row with no valid (unmasked) score is undefined")
     out = np.asarray(st.u) / st.l
@@ -111,6 +137,7 @@ def unguarded_factors(a: State, b: State) -> tuple[float, float, float]:
     """(m', alpha, beta) by the bare formulas exp(m_A - m'), exp(m_B - m'), with no test for
     an empty state: when both states are empty, -inf - (-inf) is NaN and so are the factors.
     The pitfall that :func:`factors` avoids; shown in chapter 10."""
+    a, b = _state("a", a, allow_nan=True), _state("b", b, allow_nan=True)
     with np.errstate(invalid="ignore"):
         m = float(np.maximum(a.m, b.m))
         alpha = float(np.exp(np.float64(a.m) - m))
@@ -120,6 +147,7 @@ def unguarded_factors(a: State, b: State) -> tuple[float, float, float]:
 
 def unguarded_merge(a: State, b: State) -> State:
     """:func:`merge` without the empty-state guard (NaN once two empty states meet)."""
+    a, b = _state("a", a, allow_nan=True), _state("b", b, allow_nan=True)
     m, alpha, beta = unguarded_factors(a, b)
     with np.errstate(invalid="ignore"):
         u = alpha * np.asarray(a.u) + beta * np.asarray(b.u)
@@ -181,7 +209,7 @@ def fa_block_sizes(sram_bytes: float, head_dim: int, dtype_bytes: float = 2.0) -
     d = _check.count("head_dim", head_dim)
     if m < 4 * d:
         raise ValueError(f"sram_bytes={sram_bytes:g} holds fewer than 4 rows of d={d} elements")
-    b_c = math.ceil(m / (4 * d))
+    b_c = _check.whole("sram_bytes and dtype_bytes", m / (4 * d))
     return min(b_c, d), b_c
 
 

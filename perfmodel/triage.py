@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import roofline
+from . import _check, roofline
 from .machines import Machine, get
 from .ops import Op
 
@@ -41,6 +41,7 @@ class Triage(NamedTuple):
 
 def parallelism(work_items: float) -> str:
     """"too few", "not enough to saturate" or "plenty" for a count of independent items."""
+    work_items = _check.non_negative("work_items", work_items)
     if work_items < FEW_ITEMS:
         return "too few"
     if work_items < ENOUGH_ITEMS:
@@ -51,6 +52,7 @@ def parallelism(work_items: float) -> str:
 def triage(machine: Machine | str, op: Op, unit: str = "fp32", regular: bool = True) -> Triage:
     """Answer the four questions for ``op`` on ``machine`` (compute unit ``unit``)."""
     m = get(machine)
+    op = roofline._op(op)
     r = roofline.ridge(m, unit)
     i = op.intensity
     b = roofline.bound(m, op, unit)

@@ -46,6 +46,8 @@ def tile_edges(n: int, tile: int) -> list[int]:
     """Boundaries of the tiles along one dimension of length n: 0, tile, 2 tile, ..., n
     (the last tile is partial when tile does not divide n)."""
     n, t = _check.count("n", n), _check.count("tile", tile)
+    if n // t > _check.MAX_ITEMS:
+        raise ValueError(f"n / tile must be at most {_check.MAX_ITEMS:,} tiles, got {n // t:,}")
     return list(range(0, n, t)) + [n]
 
 
@@ -56,12 +58,18 @@ def assignment(m: int, n: int, tile_m: int, tile_n: int, sms: int,
     rows = math.ceil(_check.count("m", m) / _check.count("tile_m", tile_m))
     cols = math.ceil(_check.count("n", n) / _check.count("tile_n", tile_n))
     slots = _check.count("sms", sms) * _check.count("blocks_per_sm", blocks_per_sm)
+    if rows * cols > _check.MAX_ITEMS:
+        raise ValueError(f"m, n, tile_m and tile_n give {rows * cols:,} tiles; at most "
+                         f"{_check.MAX_ITEMS:,} can be laid out")
     return [[(r * cols + c) // slots + 1 for c in range(cols)] for r in range(rows)]
 
 
 def busy_per_wave(tiles: int, sms: int, blocks_per_sm: int = 1) -> list[int]:
     """Tiles running in each wave: every wave full (sms x blocks_per_sm) except the last."""
     w = waves(tiles, sms, blocks_per_sm)
+    if w > _check.MAX_ITEMS:
+        raise ValueError(f"tiles, sms and blocks_per_sm give {w:,} waves; at most "
+                         f"{_check.MAX_ITEMS:,} can be listed")
     slots = sms * blocks_per_sm
     return [slots] * (w - 1) + [tiles - slots * (w - 1)]
 
