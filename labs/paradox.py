@@ -174,7 +174,13 @@ def plot(results: list[dict]):
                 sp = [r_["model_cpu_s"] / r_["model_gpu_s"] for r_ in rs]
                 p.model(fig, n, sp, "model t0 + max(F/P, D/B)", col=col, showlegend=col == 1)
         p.model(fig, [1, 2 ** 30], [1, 1], "break-even", col=col, showlegend=col == 1, dash="dot")
-        p.axes(fig, "n" if kind == "matmul" else "elements", "CPU time / GPU time", col=col)
     fig.update_xaxes(range=[1, 3.7], row=1, col=1)
     fig.update_xaxes(range=[2.9, 8.6], row=1, col=2)
+    for col, kind in ((1, "matmul"), (2, "add")):
+        p.axes(fig, "n" if kind == "matmul" else "elements", "CPU time / GPU time", col=col)
+    # a series only one panel holds (the notes' T4 with copies) still gets its legend entry
+    shown = set()
+    for tr in fig.data:
+        tr.showlegend = tr.name not in shown
+        shown.add(tr.name)
     return p.finish(fig)

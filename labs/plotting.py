@@ -122,11 +122,14 @@ def _ticks(fig, name: str, ref: str, key: str, log: bool, unit: str) -> None:
     """Explicit SI ticks (widgets/axes.py) over the panel's data along one axis."""
     from widgets import axes as ax
 
-    span = _extent(fig, ref, key, log)
+    rng = fig.layout[name].range
+    span = ([10 ** v for v in rng] if log else list(rng)) if rng else _extent(fig, ref, key, log)
     if span is None:
         return
     lo, hi = span
-    if log:
+    if rng:
+        pass
+    elif log:
         pad = 10 ** (0.04 * max(np.log10(hi / lo), 0.5))
         lo, hi = lo / pad, hi * pad
     elif hi == lo:
