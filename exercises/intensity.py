@@ -93,9 +93,9 @@ register("intensity-9", CH,
          hint="In FP8 the flash intensity is S; the ridge is 1979e12 / 3.35e12.")
 
 register("intensity-10", CH,
-         "Multiply-adds per float k at which the intensity-knob kernel reaches the H200's "
+         "Multiply-adds per float k at which the intensity-knob kernel reaches the B200's "
          "datasheet FP32 ridge.",
-         lambda: knob_turn("H200"), unit="FMA per float",
+         lambda: knob_turn("B200"), unit="FMA per float",
          hint="Each multiply-add adds 2 FLOPs per 8 bytes moved, so I = k/4.")
 
 register("intensity-11", CH,

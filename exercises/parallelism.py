@@ -84,9 +84,9 @@ register("parallelism-10", CH,
          hint="Overlapped: sum of stages + (n - 1) x slowest stage.")
 
 register("parallelism-11", CH,
-         "Useful fraction between barriers: one of 32 threads does 10 units, the rest 1.",
-         lambda: parallel.barrier_efficiency([10] + [1] * 31), unit="fraction",
-         hint="Everyone waits for the slowest: work done over 32 x 10.")
+         "Useful fraction between barriers when four of 32 threads do 2.5 units and the rest 1.",
+         lambda: parallel.barrier_efficiency([2.5] * 4 + [1] * 28), unit="fraction",
+         hint="Everyone waits for the slowest: work done over 32 x 2.5.")
 
 register("parallelism-12", CH,
          "Largest serial fraction that keeps 80% efficiency on 64 units (strong scaling).",

@@ -21,8 +21,8 @@ EXPECTED = {
     "parallelism-9": 70 / 20,
     # 500 x 8 us against 8 + 499 x 4 us
     "parallelism-10": 4000 / (8 + 499 * 4),
-    # (10 + 31) / (32 x 10)
-    "parallelism-11": 41 / 320,
+    # (4 x 2.5 + 28) / (32 x 2.5)
+    "parallelism-11": 38 / 80,
     # f with 1/(f + (1-f)/64) = 51.2: f = (1/51.2 - 1/64) / (63/64)
     "parallelism-12": (1 / 51.2 - 1 / 64) * 64 / 63,
     # eight paths inside every warp: eight passes, an eighth of the lanes in each
