@@ -50,18 +50,40 @@ def _scripts():
     return make_notebooks, colab_markdown
 
 
+def _path(name: str, value: object) -> pathlib.Path:
+    """A file or folder argument as a Path, or TypeError naming the argument."""
+    if not isinstance(value, (str, pathlib.PurePath)) or not str(value).strip():
+        raise TypeError(f"{name} must be a path (text or pathlib.Path), got {value!r}"[:200])
+    return pathlib.Path(value)
+
+
+def _texts(name: str, value: object) -> list[str]:
+    """A list of text items (ids, cell sources), or TypeError naming the argument."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise TypeError(f"{name} must be a list of text, got {value!r}"[:200])
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{name} must hold text only, got {bad[0]!r}"[:200])
+    return list(value)
+
+
 def check_id(what: str, value: object) -> str:
-    """An assignment or student id: letters, digits, ``.``, ``_`` and ``-`` (it names files)."""
+    """An assignment or student id: letters, digits, ``.``, ``_`` and ``-`` (it names files).
+    ``what`` names it in the message."""
+    if not isinstance(what, str):
+        raise TypeError(f"what must be text naming the id (e.g. 'student id'), got {what!r}")
     if not isinstance(value, str) or not _ID.match(value.strip()):
-        raise ValueError(f"{what} must be 1 to 64 letters, digits, '.', '_' or '-' (it names "
-                         f"a file), starting with a letter or digit; got {value!r}")
+        raise ValueError(f"{what} (value) must be 1 to 64 letters, digits, '.', '_' or '-' "
+                         f"(it names a file), starting with a letter or digit; got "
+                         f"{value!r}"[:300])
     return value.strip()
 
 
 # --- Which exercises --------------------------------------------------------------------
 
 def chapter_names(root: pathlib.Path = ROOT) -> list[str]:
-    return [p.stem for p in _catalog.chapter_files(root)]
+    """The chapters' file stems ("04_roofline", ...) under ``root``."""
+    return [p.stem for p in _catalog.chapter_files(_path("root", root))]
 
 
 def _chapter(name: str, root: pathlib.Path) -> str:
@@ -79,12 +101,13 @@ def select(ids: list[str] | None = None, chapters: list[str] | None = None,
            root: pathlib.Path = ROOT) -> list[_catalog.Directive]:
     """The exercises named (by id, in the order given) and every exercise of the chapters
     named (in the chapter's order); an unknown id -> ValueError naming ids like it."""
-    found = {d.label: d for d in _catalog.exercises(root) if d.label}
+    ids, chapters = _texts("ids", ids or []), _texts("chapters", chapters or [])
+    found = {d.label: d for d in _catalog.exercises(_path("root", root)) if d.label}
     out: list[_catalog.Directive] = []
-    for ch in chapters or []:
+    for ch in chapters:
         stem = _chapter(ch, root)
         out += [d for d in found.values() if d.chapter == stem]
-    for id in ids or []:
+    for id in ids:
         key = str(id).strip().lower()
         if key not in found:
             prefix = key.rsplit("-", 1)[0]
@@ -163,6 +186,12 @@ def _unit(unit: str) -> str:
 def render(d: _catalog.Directive, glued: dict | None, titles: dict[str, str]) -> str:
     """The exercise as the chapter renders it, in Colab's Markdown: its heading and body
     with the chapter's glued numbers pasted and maths kept as ``$...$``."""
+    if not isinstance(d, _catalog.Directive) or d.kind != "exercise" or not d.chapter:
+        raise TypeError(f"d must be a chapter's exercise (from exercises._catalog), got {d!r}"[:200])
+    if glued is not None and not isinstance(glued, dict):
+        raise TypeError(f"glued must be a dict of glued values or None, got {glued!r}"[:200])
+    if not isinstance(titles, dict):
+        raise TypeError(f"titles must be a dict (label -> title), got {titles!r}"[:200])
     _, cm = _scripts()
     text = (ROOT / "chapters" / f"{d.chapter}.md").read_text().splitlines()
     lines = text[d.start:d.end + 1]
@@ -212,7 +241,9 @@ def questions(directives: list[_catalog.Directive], assignment: str, student: st
 
 def digest(text: str) -> str:
     """SHA-256 of a cell's text (how the grader tells an edited cell)."""
-    return hashlib.sha256(text.encode()).hexdigest()
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a cell's text, got {type(text).__name__}")
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _check_source(assignment: str, student: str | None, ids: list[str],
@@ -251,6 +282,12 @@ def _intro(title: str, assignment: str, student: str | None, n_numeric: int,
 def build_notebook(qs: list[Question], assignment: str, student: str | None, title: str,
                    root: pathlib.Path = ROOT):
     """The assignment notebook (an nbformat node) for one student (None: everyone)."""
+    if not isinstance(qs, list) or not all(isinstance(q, Question) for q in qs):
+        raise TypeError(f"qs must be a list of Question (from questions()), got {qs!r}"[:200])
+    assignment = check_id("assignment", assignment)
+    student = None if student is None else check_id("student", student)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be text, got {title!r}"[:200])
     import nbformat
 
     make_notebooks, _ = _scripts()
@@ -311,7 +348,11 @@ def read_roster(path: str | pathlib.Path) -> list[str]:
     """Student ids, one a line (or the first column of a CSV; a header "student" or "id"
     is skipped; blank lines and ``#`` comments too)."""
     ids = []
-    for line in pathlib.Path(path).read_text().splitlines():
+    try:
+        text = _path("path", path).read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path: cannot read the roster {path} ({exc})") from None
+    for line in text.splitlines():
         cell = line.split(",")[0].strip().strip('"')
         if not cell or cell.startswith("#") or cell.lower() in ("student", "id", "student id"):
             continue
@@ -388,6 +429,7 @@ def _latest_sources() -> list[str]:
 
 def answer_sources(ids: list[str], history: list[str]) -> dict[str, str]:
     """For each id, the latest run cell that assigns its answer variable."""
+    ids, history = _texts("ids", ids), _texts("history", history)
     out: dict[str, str] = {}
     for source in history:
         for id in ids:
@@ -409,6 +451,9 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
     """What the notebook's check cell prints: each numeric answer as the grader will read
     it (from the answer cell as last run), checked against this student's numbers."""
     history = _latest_sources() if history is None else history
+    varied = _texts("varied", varied)
+    if not isinstance(assignment, str) or student is not None and not isinstance(student, str):
+        raise TypeError("assignment and student must be text (student may be None)")
     sources = answer_sources(ids, history)
     lines = []
     for id in ids:

@@ -68,17 +68,19 @@ class Submission:
 
 def load_spec(path: str | pathlib.Path) -> dict:
     """The assignment as ``assign`` recorded it (the grader's only source of truth)."""
+    if not isinstance(path, (str, pathlib.PurePath)):
+        raise TypeError(f"path must be the assignment.json (or its folder), got {path!r}"[:200])
     p = pathlib.Path(path)
     if p.is_dir():
         p = p / SPEC
     try:
         spec = json.loads(p.read_text())
     except (OSError, ValueError) as exc:
-        raise ValueError(f"assignment: cannot read {p} ({exc}); give the assignment.json "
+        raise ValueError(f"path: cannot read {p} ({exc}); give the assignment.json "
                          "that `python -m exercises assign` wrote") from None
     for key in ("assignment", "exercises", "students", "variants"):
-        if key not in spec:
-            raise ValueError(f"assignment: {p} has no {key!r}: not written by "
+        if not isinstance(spec, dict) or key not in spec:
+            raise ValueError(f"path: {p} has no {key!r}: not written by "
                              "`python -m exercises assign`")
     return spec
 
@@ -86,6 +88,8 @@ def load_spec(path: str | pathlib.Path) -> dict:
 def submissions(folder: str | pathlib.Path) -> dict[str, pathlib.Path]:
     """Student id -> notebook: ``<folder>/<student>.ipynb``, or the newest ``.ipynb`` of
     ``<folder>/<student>/``."""
+    if not isinstance(folder, (str, pathlib.PurePath)):
+        raise TypeError(f"folder must be a folder of notebooks, got {folder!r}"[:200])
     folder = pathlib.Path(folder)
     if not folder.is_dir():
         raise ValueError(f"submissions must be a folder of notebooks; {folder} is not a folder")
@@ -141,6 +145,16 @@ def _fmt(x: float | None) -> str:
 def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: float = 1.0,
               close_points: float = 0.5) -> Submission:
     """One student's rows and notes. Never raises for a bad notebook."""
+    if not isinstance(spec, dict) or not {"assignment", "exercises", "students"} <= set(spec):
+        raise TypeError(f"spec must be an assignment as load_spec() reads it, got {spec!r}"[:200])
+    if not isinstance(student, str) or not student:
+        raise TypeError(f"student must be a student's id, got {student!r}"[:200])
+    if path is not None and not isinstance(path, pathlib.PurePath):
+        raise TypeError(f"path must be a pathlib.Path or None, got {path!r}"[:200])
+    for name, value in (("points", points), ("close_points", close_points)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 \
+                or value == float("inf"):
+            raise ValueError(f"{name} must be a number >= 0, got {value!r}")
     sub = Submission(student, path)
     assignment = spec["assignment"]
     exercises = spec["exercises"]

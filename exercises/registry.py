@@ -157,7 +157,11 @@ def _as_number(value: object, unit: str) -> float | str:
         values = "one value: pass the number itself" if n == 1 else f"{n} values"
         return f"please give one number {asked}, not {_a(type(value).__name__)} of {values}."
     if isinstance(value, Real):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            return (f"an integer of {value.bit_length()} bits is too large: give a number "
+                    f"{asked}.")
     try:
         return float(value)  # Decimal, Fraction-like objects, anything with __float__
     except (TypeError, ValueError, OverflowError):

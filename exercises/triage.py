@@ -5,7 +5,7 @@ one against plain arithmetic from the source notes' numbers.
 """
 from __future__ import annotations
 
-from perfmodel import little, machines, ops, roofline
+from perfmodel import _check, little, machines, ops, roofline
 
 from .registry import register
 
@@ -78,7 +78,8 @@ def attention_store_over_recompute(machine="H100", seq: int = ATTN_SEQ,
                                    head_dim: int = ATTN_D) -> float:
     """Time to write and re-read the seq x seq FP16 probabilities over the time to
     recompute Q K^T on the tensor cores, on ``machine``."""
-    m = machines.get(machine) if isinstance(machine, str) else machine
+    m = machines.get(machine)
+    seq, head_dim = _check.count("seq", seq), _check.count("head_dim", head_dim)
     s2 = float(seq) ** 2
     store = ops.Op("store and reload P", 0.0, 2 * s2 * ops.dtype_bytes("fp16"), "fp16")
     recompute = ops.Op("recompute Q K^T", 2 * s2 * head_dim, 0.0, "fp16")
@@ -100,10 +101,12 @@ QUEUED_LAUNCH = 9e-6
 def add_breakeven_size(gpu_toll: float = QUEUED_LAUNCH) -> float:
     """First FP32 add size (to 16 elements) at which the measured T4 with a launch cost of
     ``gpu_toll`` seconds beats the notes' CPU, data already in place on each side."""
+    gpu_toll = _check.non_negative("gpu_toll", gpu_toll)
     n = roofline.breakeven(ops.vector_add, range(1024, 1_000_000, 16), slow="CPU",
                            fast=T4_MEASURED, fast_overhead=gpu_toll)
     if n is None:
-        raise RuntimeError("the GPU never breaks even in the range searched")
+        raise ValueError(f"gpu_toll={gpu_toll:g} s: the GPU never breaks even below a million "
+                         "elements")
     return float(n)
 
 

@@ -6,7 +6,7 @@ arithmetic from the source notes' numbers.
 """
 from __future__ import annotations
 
-from perfmodel import clocks, machines, ops, parallel, roofline
+from perfmodel import _check, clocks, machines, ops, parallel, roofline
 
 from .registry import register
 
@@ -48,13 +48,19 @@ def _cpu():
 def speedup(op, gpu_toll=0.0, cpu_toll=0.0, pcie_bytes=0.0) -> float:
     """CPU time over measured-T4 time for one op (t0 + max(F/P, D/B) on each), with the
     given tolls (seconds) and bytes over PCIe; the chapter's four jobs use it too."""
+    if not isinstance(op, ops.Op):
+        raise TypeError(f"op must be a perfmodel.ops.Op, got {type(op).__name__}")
+    gpu_toll, cpu_toll = (_check.non_negative("gpu_toll", gpu_toll),
+                          _check.non_negative("cpu_toll", cpu_toll))
+    pcie_bytes = _check.non_negative("pcie_bytes", pcie_bytes)
     return (roofline.time(_cpu(), op, overhead=cpu_toll)
             / roofline.time(_t4m(), op, overhead=gpu_toll, pcie_bytes=pcie_bytes))
 
 
 def step_time(launch: float) -> float:
     """Seconds for exercise 9's step: issue (launch) and execution overlap as two stages."""
-    return parallel.pipeline_time(STEP_KERNELS, [launch, STEP_KERNEL_TIME])
+    return parallel.pipeline_time(STEP_KERNELS, [_check.non_negative("launch", launch),
+                                                 STEP_KERNEL_TIME])
 
 
 def _t4_peak() -> float:
