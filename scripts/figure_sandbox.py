@@ -60,6 +60,13 @@ def figure_html(name: str) -> str:
     import widgets
     from widgets import static
 
+    if name == "timer:ch1":
+        from perfmodel import machines
+
+        return widgets.operation_timer(op="vector_add", gpu=machines.notes_t4(), cpu="CPU",
+                                       pcie=False).static_html()
+    if name == "explorer:ch10":
+        return widgets.roofline_explorer("H200", "fp16_tensor", seq=4096, head_dim=64).static_html()
     if name == "machines":
         return static.to_html(widgets.machines_roofline(), name="machines")
     if name.startswith("lab:"):

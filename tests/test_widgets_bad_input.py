@@ -37,10 +37,12 @@ CASES = [
     (widgets.online_softmax, {"scores": [1.0, 2.0], "values": [1]}, "values"),
     (widgets.roof_moves, {"clock_mhz": 5000}, "clock_mhz"),
     (widgets.roof_moves, {"power_limit_w": 0}, "power_limit_w"),
-    (widgets.fusion_triage, {"n": 0}, "n"),
-    (widgets.fusion_triage, {"count": 0}, "count"),
-    (widgets.fusion_triage, {"op": "sort"}, "op"),
-    (widgets.fusion_triage, {"machine": "abacus"}, "machine"),
+    (widgets.fusion_chain, {"n": 0}, "n"),
+    (widgets.fusion_chain, {"count": 0}, "count"),
+    (widgets.fusion_chain, {"dtype": "int4"}, "dtype"),
+    (widgets.fusion_chain, {"machine": "abacus"}, "machine"),
+    (widgets.triage_questions, {"op": "sort"}, "op"),
+    (widgets.triage_questions, {"machine": "abacus"}, "machine"),
 ]
 
 

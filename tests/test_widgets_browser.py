@@ -191,14 +191,15 @@ def test_roof_moves_by_mouse(gallery):
     assert close(gallery.value(f, "model clock under the power limit", "x"), want)
 
 
-def test_fusion_triage_by_mouse(gallery):
-    f = gallery.figure("fusion-triage")
+def test_fusion_chain_and_triage_by_mouse(gallery):
+    f = gallery.figure("fusion-chain")
     gallery.drag_slider(f, 0, 9)                                   # ten kernels
     n = 2 ** 26
     assert close(gallery.value(f, "at the memory roof", "x"), [2 * 10 * n * 4 / 320e9, 2 * n * 4 / 320e9])
-    gallery.pick(f, 0, "triage: add, 10,000")
+    f = gallery.figure("triage-questions")
+    gallery.pick(f, 0, "operation: add, 10,000")
     cells = gallery.page.evaluate(
-        "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i].data[2].cells.values", f)
+        "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i].data[0].cells.values", f)
     assert cells[1][0].startswith("10,000: not enough")
 
 

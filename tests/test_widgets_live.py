@@ -236,7 +236,7 @@ def test_roof_moves_clock_and_power():
 
 
 def test_fusion_chain_and_triage():
-    live = widgets.fusion_triage().live()
+    live = widgets.fusion_chain().live()
     t4 = machines.get("T4")
     n = 2 ** 26
     for count in (1, 3, 10):
@@ -246,11 +246,12 @@ def test_fusion_chain_and_triage():
         assert list(roof.x) == approx([unfused / 320e9, fused / 320e9])
         tolls = live_trace(live, "with a launch toll per kernel")
         assert list(tolls.x) == approx([count * 20e-6 + unfused / 320e9, 20e-6 + fused / 320e9])
+    live = widgets.triage_questions().live()
     set_control(live, "op", "small_add")
-    answers = live.figure.data[2].cells.values[1]
+    answers = live.figure.data[0].cells.values[1]
     assert answers[0].startswith("10,000: not enough")
     set_control(live, "op", "gelu")
-    answers = live.figure.data[2].cells.values[1]
+    answers = live.figure.data[0].cells.values[1]
     gelu = ops.gelu(100_000_000)
     assert f"{gelu.intensity:.3g}" == "1.88" and answers[1].startswith("I = 1.88 vs 25.3")
     assert answers[2] == "800 MB → 2.5 ms"

@@ -132,7 +132,7 @@ def test_divergence_tiles_coalescing_softmax_roof_fusion_steps():
         w = float(step["label"].split(" ")[0])
         got = step_value(step, fig, "model clock under the power limit", "x")
         assert got == approx([clocks.t4_workload_clock(k, w) / 1e6 for k in clocks.T4_MEASURED])
-    fig = static_dict(widgets.fusion_triage())
+    fig = static_dict(widgets.fusion_chain())
     for step in slider(fig, "count")["steps"]:
         c = int(step["label"])
         got = step_value(step, fig, "at the memory roof", "x")

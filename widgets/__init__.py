@@ -9,7 +9,7 @@ from . import static
 from .amdahl_gustafson import amdahl_gustafson
 from .coalescing import coalescing
 from .divergence import divergence
-from .fusion_triage import fusion_triage
+from .fusion_triage import fusion_chain, triage_questions
 from .intensity_calculator import intensity_calculator
 from .littles_law import littles_law
 from .machines_figure import machines_roofline
@@ -19,9 +19,9 @@ from .roof_moves import roof_moves
 from .roofline_explorer import roofline_explorer
 from .tiles_and_waves import tiles_and_waves
 
-#: The eleven widgets, in the order of the gallery.
+#: The twelve widgets, in the order of the gallery.
 WIDGETS = ["roofline_explorer", "operation_timer", "intensity_calculator", "amdahl_gustafson",
            "littles_law", "divergence", "coalescing", "tiles_and_waves", "online_softmax",
-           "roof_moves", "fusion_triage"]
+           "roof_moves", "fusion_chain", "triage_questions"]
 
 __all__ = ["static", "machines_roofline", *WIDGETS]

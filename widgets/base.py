@@ -158,6 +158,7 @@ class View:
     height = 420          # height of the plotting area in pixels
     legend: dict | None = None   # where the legend sits inside the plot (None: no legend)
     right_px = 16        # right margin (room for a legend beside the plot)
+    axis_px = AXIS_PX    # room under the plot for its x axis (a table alone needs little)
     title = ""
 
     def __init__(self, **settings):
@@ -220,7 +221,7 @@ class View:
         menu_rows = (max(self._menu_rows()) + 1) if self.menus() else 0
         slider_rows = -(-len(self.sliders()) // self._slider_columns())
         top = TITLE_PX + MENU_PX * menu_rows
-        bottom = AXIS_PX + SLIDER_PX * slider_rows
+        bottom = self.axis_px + SLIDER_PX * slider_rows
         return {"top": top, "bottom": bottom, "plot": self.height,
                 "total": self.height + top + bottom}
 
@@ -237,7 +238,7 @@ class View:
             for i, sl in enumerate(sliders):
                 row, col = divmod(i, cols)
                 sl["x"], sl["len"] = col * (width + gap), width
-                sl["y"] = -(AXIS_PX + SLIDER_PX * row) / g["plot"]
+                sl["y"] = -(self.axis_px + SLIDER_PX * row) / g["plot"]
                 sl["pad"] = {**(sl.get("pad") or {}), "t": 8}
 
         def walk(layout_upd):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 
 from perfmodel import machines as pm_machines
-from perfmodel import ops, roofline
+from perfmodel import ops, roofline, units
 from perfmodel.machines import Machine
 
+from . import axes
 from .base import Control, Settings, View, check_choice, with_value
 from .style import COLORS, int_label, pow2
 
@@ -43,7 +44,11 @@ class OperationTimer(View):
 
     name = "operation-timer"
     height = 460
-    legend = {"x": 0.99, "y": 0.0, "xanchor": "right", "yanchor": "bottom"}
+    # between the two panels, under the bars' time axis: off the bars and the curves
+    legend = {"orientation": "h", "x": 0.0, "y": 0.575, "xanchor": "left", "yanchor": "top"}
+    TOP = (0.66, 1.0)      # the bars' panel, as a fraction of the plot's height
+    BOTTOM = (0.0, 0.40)   # the curves' panel
+    PAD = 0.9              # decades left right of the longest bar for the totals
 
     def __init__(self, op: str = "vector_add", gpu: str | Machine = "T4",
                  cpu: str | Machine = "CPU", pcie: bool = False, n: int | None = None):
@@ -103,13 +108,18 @@ class OperationTimer(View):
                         "xaxis": "x", "yaxis": "y",
                         "hovertemplate": "%{y}: %{x:.3s}s<extra>" + PART_LABELS[part] + "</extra>"})
         totals = [self.total(s, m, n) for m in (self.cpu, self.gpu)]
-        out.append({"type": "scatter", "mode": "markers+text", "name": "total time",
+        out.append({"type": "scatter", "mode": "markers", "name": "total time",
                     "x": totals, "y": names, "marker": {"symbol": "line-ns-open", "size": 26,
                                                           "color": COLORS["accent"],
                                                           "line": {"width": 3}},
-                    "text": [f"{t * 1e6:.3g} µs" for t in totals], "textposition": "middle right",
                     "xaxis": "x", "yaxis": "y", "showlegend": False,
                     "hovertemplate": "%{y}: total %{x:.3s}s<extra></extra>"})
+        # the totals in a column at the right edge, which the longest bar never reaches
+        out.append({"type": "scatter", "mode": "text", "name": "total",
+                    "x": [10 ** self._bar_range(s)[1]] * 2, "y": names,
+                    "text": [f"total {units.seconds(t)}" for t in totals],
+                    "textposition": "middle left", "textfont": {"color": COLORS["accent"]},
+                    "xaxis": "x", "yaxis": "y", "showlegend": False, "hoverinfo": "skip"})
         sizes = curve_sizes(s["op"])
         for m, color in ((self.cpu, COLORS["cpu"]), (self.gpu, COLORS["gpu"])):
             out.append({"type": "scatter", "mode": "lines", "name": f"{m.name} time",
@@ -133,6 +143,11 @@ class OperationTimer(View):
                     "hovertemplate": "n=%{x:,}: %{y:.3s}s<extra></extra>"})
         return out
 
+    def _bar_range(self, s: Settings) -> tuple[float, float]:
+        """log10 of the bars' time axis: from 100 ns to PAD decades past the longest total."""
+        top = max(self.total(s, m, k) for m in (self.cpu, self.gpu) for k in self.sizes[s["op"]])
+        return -7.0, math.log10(top) + self.PAD
+
     def _time_range(self, s: Settings) -> tuple[float, float]:
         sizes = curve_sizes(s["op"])
         ts = [self.total(s, m, k) for m in (self.cpu, self.gpu) for k in (sizes[0], sizes[-1])]
@@ -140,17 +155,18 @@ class OperationTimer(View):
 
     def layout(self, s: Settings) -> dict:
         lo, hi = self._time_range(s)
-        top = max(self.total(s, m, k) for m in (self.cpu, self.gpu) for k in self.sizes[s["op"]])
+        a, b = self._bar_range(s)
+        sizes = curve_sizes(s["op"])
+        h = self.height
         return {"barmode": "group", "bargap": 0.25,
-                "xaxis": {"domain": [0, 1], "anchor": "y", "type": "log",
-                          "range": [-7, math.log10(top) + 0.6], "exponentformat": "SI",
-                          "title": {"text": "seconds"}},
-                "yaxis": {"domain": [0.62, 1], "anchor": "x", "autorange": "reversed"},
-                "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "log",
-                           "title": {"text": "size n"}},
-                "yaxis2": {"domain": [0, 0.45], "anchor": "x2", "type": "log",
-                           "range": [math.log10(lo), math.log10(hi)], "title": {"text": "time (s)"},
-                           "exponentformat": "SI"}}
+                "xaxis": axes.log_axis("s", 10 ** a, 10 ** b, None, length_px=self.plot_px(),
+                                       domain=[0, 1], anchor="y"),
+                "yaxis": {"domain": list(self.TOP), "anchor": "x", "autorange": "reversed"},
+                "xaxis2": axes.log_axis("", sizes[0] / 1.3, sizes[-1] * 1.3, "size n",
+                                        length_px=self.plot_px(), domain=[0, 1], anchor="y2"),
+                "yaxis2": axes.log_axis("s", lo, hi, "time", vertical=True,
+                                        length_px=h * (self.BOTTOM[1] - self.BOTTOM[0]),
+                                        domain=list(self.BOTTOM), anchor="x2")}
 
 
 def operation_timer(op: str = "vector_add", gpu: str | Machine = "T4", cpu: str | Machine = "CPU",
