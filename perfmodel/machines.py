@@ -404,8 +404,8 @@ def from_results(*results: Mapping, name: str | None = None) -> Machine:
     date = str(ctx.get("date", ""))[:10]
     # A result from the book's web page (book-webgpu.js) names its API: say so, since
     # WebGPU shaders reach less than native code on the same GPU.
-    how = (f"measured with {ctx['api']} in a browser" if ctx.get("api")
-           else "measured by the book's labs")
+    how = (f"measured with {ctx['api']} ({ctx.get('runtime', 'in a browser')})"
+           if ctx.get("api") else "measured by the book's labs")
     return measured(name or f"{gpu} (measured)", peaks, bws,
                     source=f"{how} on {gpu} {date}".strip(),
                     launch_overhead=toll, base=base, sms=int(ctx.get("sms", 0) or 0))

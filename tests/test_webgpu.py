@@ -146,6 +146,38 @@ def test_from_results_names_webgpu_as_the_source():
     assert "WebGPU" not in machines.from_results(result).source("fp32")
 
 
+def test_recorded_h200_run_of_the_same_shaders():
+    """labs/results/webgpu/H200.json: the page's shaders through wgpu-native on the H200
+    (scripts/webgpu_on_device.py). Checks passed, work counted as the page counts it."""
+    r = lab_results.validate(json.loads(
+        (lab_results.RESULTS_DIR / "webgpu" / "H200.json").read_text()))
+    assert r["context"]["api"] == "WebGPU" and "no browser" in r["context"]["runtime"]
+    assert all(row["check"] for row in r["rows"])
+    copies = [row for row in r["rows"] if row["kind"] == "copy"
+              and not row.get("beyond_the_page")]
+    assert [c["buffer_bytes"] for c in copies] == [4 * 2 ** 20 * 4 ** k for k in range(4)]
+    for row in r["rows"]:
+        if row["kind"] == "copy":
+            assert row["bytes"] == 2 * row["buffer_bytes"]
+            assert row["bandwidth"] == pytest.approx(row["bytes"] / row["seconds"])
+        else:
+            assert row["flops"] == row["workgroups"] * 256 * row["iterations"] * 8 * 4 * 2
+            assert row["flop_rate"] == pytest.approx(row["flops"] / row["seconds"])
+    assert r["summary"]["copy_bandwidth"] == copies[-1]["bandwidth"]
+    m = machines.from_results(r)
+    assert m.peak_flops("fp32") == r["summary"]["fma_flops"]
+    assert "WebGPU" in m.source("dram") and "no browser" in m.source("dram")
+    # below the H200's datasheet roofs (66.9 TFLOP/s FP32, 4.8 TB/s)
+    assert m.peak_flops("fp32") < 66.9e12 and m.bandwidth("dram") < 4.8e12
+
+
+def test_chapter_prose_carries_the_h200_webgpu_figures(site):
+    text = (site / PAGES[0]).read_text()
+    r = json.loads((lab_results.RESULTS_DIR / "webgpu" / "H200.json").read_text())
+    copy, fma = r["summary"]["copy_bandwidth"], r["summary"]["fma_flops"]
+    assert f"{copy / 1e12:.2f} TB/s" in text and f"{fma / 1e12:.0f} TFLOP/s" in text
+
+
 # ---- the built site in Chromium ----
 
 @pytest.fixture(scope="module")
