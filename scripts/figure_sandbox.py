@@ -67,6 +67,11 @@ def figure_html(name: str) -> str:
                                        pcie=False).static_html()
     if name == "explorer:ch10":
         return widgets.roofline_explorer("H200", "fp16_tensor", seq=4096, head_dim=64).static_html()
+    if ":" in name and not name.startswith("lab:"):      # widget:key=value,key=value
+        view, args = name.split(":", 1)
+        kw = {k: (int(v) if v.lstrip("-").isdigit() else v)
+              for k, v in (a.split("=") for a in args.split(","))}
+        return getattr(widgets, view)(**kw).static_html()
     if name == "machines":
         return static.to_html(widgets.machines_roofline(), name="machines")
     if name.startswith("lab:"):

@@ -45,7 +45,7 @@ TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 38, 60, 52
 #: Width (px) of the column a figure is drawn in (the site's content at a 1280 px window),
 #: from which the dropdowns are set side by side; and from how many sliders they sit in
 #: two columns (so a control and what it moves fit a 1366 x 768 laptop screen together).
-FIGURE_PX, TWO_COLUMNS_FROM = 688, 3
+FIGURE_PX, TWO_COLUMNS_FROM = 688, 2
 #: Left margin (px): room for tick labels with their unit ("100 GFLOP/s") and a title.
 LEFT_PX = 96
 
@@ -492,15 +492,16 @@ class Live:
 
     def __post_init__(self):
         import ipywidgets as W
-        import plotly.graph_objects as go
+
+        from .livefigure import figure_class
 
         v = self.view
         self.settings = v.initial()
-        lay = v.full_layout(self.settings)
-        lay["margin"] = {**lay["margin"], "t": TITLE_PX + 10, "b": AXIS_PX + 10}
-        lay["height"] = v.height + TITLE_PX + AXIS_PX + 20
-        self.figure = go.FigureWidget(data=[{k: val for k, val in t.items()}
-                                            for t in v.traces(self.settings)], layout=lay)
+        traces, lay = v.traces(self.settings), self._layout(self.settings)
+        self.figure = figure_class()(data=[dict(t) for t in traces], layout=lay)
+        # What the figure holds, flattened ("marker.color"), as the view computed it:
+        # refresh() sends only what differs from it.
+        self._shown = ([_snapshot(flatten(t)) for t in traces], _snapshot(flatten(lay)))
         self.controls: dict[str, Any] = {}
         style = {"description_width": "initial"}
         for c in v._controls():
@@ -541,12 +542,71 @@ class Live:
             self._busy = False
         self.refresh()
 
-    def refresh(self) -> None:
-        s = self.settings
-        traces = self.view.traces(s)
+    def _layout(self, s: Settings) -> dict:
+        """The figure's layout at settings s: the static one, with room for a title and
+        the axes only (the controls are ipywidgets above the figure)."""
         lay = self.view.full_layout(s)
-        with self.figure.batch_update():
-            for t, new in zip(self.figure.data, traces):
-                t.update({k: val for k, val in new.items() if k != "type"})
-            self.figure.layout.title.text = lay["title"]["text"]
-            self.figure.layout.update({k: val for k, val in self.view.layout(s).items()})
+        lay["margin"] = {**lay["margin"], "t": TITLE_PX + 10, "b": AXIS_PX + 10}
+        lay["height"] = self.view.height + TITLE_PX + AXIS_PX + 20
+        return lay
+
+    def refresh(self) -> None:
+        """Recompute the figure at the current settings and send the front end only the
+        trace and layout properties that changed, in one message (a step that moves two
+        traces restyles those two; a step that leaves the layout alone sends no
+        relayout). Validating every property through plotly, as ``update`` does, took
+        most of a step's time in the kernel."""
+        s = self.settings
+        traces = [_snapshot(flatten(t)) for t in self.view.traces(s)]
+        lay = _snapshot(flatten(self._layout(s)))
+        old_traces, old_lay = self._shown
+        changed = [(j, _changes(old, new, skip=("type",)))
+                   for j, (old, new) in enumerate(zip(old_traces, traces))]
+        changed = [(j, c) for j, c in changed if c]
+        lay_changed = _changes(old_lay, lay)
+        if changed or lay_changed:
+            with self.figure.batch_update():
+                for j, c in changed:
+                    trace = self.figure.data[j]
+                    for k, val in c.items():
+                        trace[k] = val
+                for k, val in lay_changed.items():
+                    self.figure.layout[k] = val
+        self._shown = (traces, lay)
+
+
+def _snapshot(obj):
+    """A plain copy of obj to compare later: numpy arrays and tuples become lists, numpy
+    scalars Python numbers."""
+    if isinstance(obj, dict):
+        return {k: _snapshot(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_snapshot(v) for v in obj]
+    if hasattr(obj, "tolist"):  # numpy array or scalar
+        return _snapshot(obj.tolist())
+    return obj
+
+
+def _same(a, b) -> bool:
+    """a == b for snapshots, NaN equal to NaN and True not equal to 1."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _changes(old: dict, new: dict, skip: tuple = ()) -> dict:
+    """The flattened properties of new that differ from old, and None for those that new
+    no longer has (plotly then removes them)."""
+    out = {k: v for k, v in new.items()
+           if k not in skip and (k not in old or not _same(old[k], v))}
+    out.update({k: None for k in old if k not in new and k not in skip})
+    return out

@@ -19,12 +19,18 @@ def _label(stride) -> str:
     return "random gather" if stride == "random" else f"{stride} element{'s' if stride != 1 else ''}"
 
 
+def _tick(stride) -> str:
+    """The stride as the lower panel's axis writes it (the axis title says 'elements')."""
+    return "random" if stride == "random" else str(stride)
+
+
 class Coalescing(View):
     """The warp's 32 addresses and the sectors they cost."""
 
     name = "coalescing"
     height = 500
-    legend = {"x": 0.99, "y": 0.25, "xanchor": "right", "yanchor": "top"}
+    # between the panels, under the byte-address axis: on neither panel's data
+    legend = {"orientation": "h", "x": 0.0, "y": 0.335, "xanchor": "left", "yanchor": "top"}
 
     def __init__(self, stride: int | str = 1):
         check_choice("stride", stride, STRIDES, str)
@@ -64,12 +70,12 @@ class Coalescing(View):
              "textposition": "middle right", "cliponaxis": False,
              "textfont": {"size": 13}, "hoverinfo": "skip", "showlegend": False},
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 32 B sectors (L2)",
-             "x": [_label(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
+             "x": [_tick(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
              "line": {"color": COLORS["roof"]}, "xaxis": "x2", "yaxis": "y2"},
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 64 B bursts (DRAM)",
-             "x": [_label(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
+             "x": [_tick(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
              "line": {"color": COLORS["parts"]["compute"]}, "xaxis": "x2", "yaxis": "y2"},
-            {"type": "scatter", "mode": "markers", "name": "this stride", "x": [_label(st)],
+            {"type": "scatter", "mode": "markers", "name": "this stride", "x": [_tick(st)],
              "y": [useful], "marker": {"size": 14, "color": COLORS["accent"],
                                        "line": {"width": 2, "color": "#fff"}},
              "xaxis": "x2", "yaxis": "y2", "showlegend": False},
@@ -81,7 +87,8 @@ class Coalescing(View):
                 "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 38],
                           "title": {"text": "lane"}},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "category",
-                           "tickangle": -30},
+                           "title": {"text": "stride (elements between neighbouring lanes)",
+                                     "standoff": 2}},
                 "yaxis2": {"domain": [0, 0.24], "anchor": "x2", "range": [0, 1.1],
                            "tickformat": ".0%", "title": {"text": "useful"}},
                 "barmode": "overlay"}

@@ -8,10 +8,11 @@ Bottom: the roofline at the chosen clock against the datasheet's.
 """
 from __future__ import annotations
 
-from perfmodel import clocks, machines as pm_machines, roofline
+from perfmodel import clocks, machines as pm_machines, roofline, units
 
+from . import axes
 from .base import Control, Settings, View, with_value
-from .style import COLORS, log_range
+from .style import COLORS
 
 CLOCKS_MHZ = [300, 400, 500, 570, 705, 800, 900, 1000, 1100, 1200, 1300, 1365, 1450, 1590]
 POWERS_W = [30, 40, 50, 60, 67, 70, 80, 100, 150]
@@ -26,8 +27,10 @@ class RoofMoves(View):
     """SM clock and power limit to the FP32 and tensor roofs of a T4."""
 
     name = "roof-moves"
-    height = 620
-    legend = {"x": 0.99, "y": 0.01, "xanchor": "right", "yanchor": "bottom"}
+    height = 500
+    TOP, BOTTOM = (0.47, 1.0), (0.0, 0.25)
+    # between the panels, under the clock axis
+    legend = {"orientation": "h", "x": 0.0, "y": 0.375, "xanchor": "left", "yanchor": "top"}
     title = "Why the roof moves (Tesla T4)"
 
     def __init__(self, clock_mhz: float = 1590, power_limit_w: float = 70):
@@ -64,20 +67,22 @@ class RoofMoves(View):
              "xaxis": "x", "yaxis": "y"},
             {"type": "scatter", "mode": "markers+text", "name": "measured (notes)",
              "x": [v[1] / 1e6 for v in meas.values()], "y": [v[0] for v in meas.values()],
-             "text": [f"{SHORT[k]} {v[0] / 1e12:g} T, {v[2]:g} W" for k, v in meas.items()],
+             "text": [f"{SHORT[k]} {units.si(v[0], 'FLOP/s')}, {v[2]:g} W" for k, v in meas.items()],
              "textposition": ["middle left", "bottom right", "bottom right"], "textfont": {"size": 10},
              "marker": {"symbol": "x", "size": 11, "color": COLORS["accent"]},
              "xaxis": "x", "yaxis": "y"},
             {"type": "scatter", "mode": "lines+markers+text", "name": "chosen clock",
              "x": [c, c, c], "y": [self.peak("fp32", c), self.peak("fp16_tensor", c), 1e14],
-             "text": [f"{self.peak('fp32', c) / 1e12:.3g} T", f"{self.peak('fp16_tensor', c) / 1e12:.3g} T", ""],
-             "textposition": "middle left" if c > 1000 else "middle right",
+             "text": [units.si(self.peak('fp32', c), "FLOP/s"), units.si(self.peak('fp16_tensor', c), "FLOP/s"), ""],
+             "textposition": "middle right", "cliponaxis": False,
              "marker": {"size": [9, 9, 0], "color": COLORS["ridge"]},
              "line": {"color": COLORS["ridge"], "dash": "dot"}, "xaxis": "x", "yaxis": "y",
              "showlegend": False},
-            {"type": "scatter", "mode": "markers", "name": "model clock under the power limit",
+            {"type": "scatter", "mode": "markers+text", "name": "model clock under the power limit",
              "x": [model_clock[k] for k in WORKLOADS],
              "y": [self.peak(WORKLOADS[k][1], model_clock[k]) for k in WORKLOADS],
+             "text": [SHORT[k] for k in WORKLOADS], "textposition": "top center",
+             "textfont": {"size": 10, "color": COLORS["gpu"]},
              "customdata": [WORKLOADS[k][0] for k in WORKLOADS],
              "marker": {"symbol": "circle-open", "size": 14, "color": COLORS["gpu"], "line": {"width": 3}},
              "hovertemplate": "%{customdata}: %{x:.0f} MHz → %{y:.3s}FLOP/s<extra>power model</extra>",
@@ -95,17 +100,19 @@ class RoofMoves(View):
         return out
 
     def layout(self, s: Settings) -> dict:
-        return {"xaxis": {"domain": [0, 1], "anchor": "y", "range": [200, 1650],
+        h, w = self.height, self.plot_px()
+        return {"xaxis": {"domain": [0, 1], "anchor": "y", "range": [200, 1800],
+                          "tickvals": list(range(200, 1601, 200)),
                           "title": {"text": "SM clock (MHz)", "standoff": 2}},
-                "yaxis": {"domain": [0.45, 1], "anchor": "x", "type": "log",
-                          "range": log_range(1e12, 1e14), "exponentformat": "SI",
-                          "title": {"text": "peak FLOP/s"}},
-                "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "log",
-                           "range": log_range(*INTENSITY),
-                           "title": {"text": "FLOP/byte (dashed: datasheet)"}},
-                "yaxis2": {"domain": [0, 0.3], "anchor": "x2", "type": "log",
-                           "range": log_range(3e10, 1e14), "exponentformat": "SI",
-                           "title": {"text": "FLOP/s"}}}
+                "yaxis": axes.log_axis("FLOP/s", 8e11, 1.2e14, "peak", vertical=True,
+                                       length_px=h * (self.TOP[1] - self.TOP[0]),
+                                       domain=list(self.TOP), anchor="x"),
+                "xaxis2": axes.log_axis("FLOP/B", *INTENSITY,
+                                        "intensity (FLOP/byte); dashed: datasheet, solid: at the clock",
+                                        length_px=w, domain=[0, 1], anchor="y2"),
+                "yaxis2": axes.log_axis("FLOP/s", 3e10, 1e14, "roof", vertical=True,
+                                        length_px=h * (self.BOTTOM[1] - self.BOTTOM[0]),
+                                        domain=list(self.BOTTOM), anchor="x2")}
 
 
 def roof_moves(clock_mhz: float = 1590, power_limit_w: float = 70) -> RoofMoves:
