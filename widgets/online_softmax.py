@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import softmax
+from perfmodel import _check, softmax
 
 from .base import Control, Settings, View, check_int
 from .style import COLORS, table_trace
@@ -31,8 +31,9 @@ class OnlineSoftmax(View):
     legend = {"x": 0.99, "y": 0.62, "xanchor": "right", "yanchor": "top"}
 
     def __init__(self, tile: int = 2, scores=None, values=None):
-        self.scores = list(SCORES if scores is None else scores)
-        self.values = list(VALUES if values is None else values)
+        self.scores = SCORES if scores is None else _check.items("scores", scores)
+        self.values = VALUES if values is None else _check.items("values", values)
+        self.scores, self.values = list(self.scores), list(self.values)
         softmax.state(self.scores, self.values)   # ValueError for a bad row
         if len(self.scores) > 16:
             raise ValueError(f"scores must hold at most 16 keys to draw; got {len(self.scores)}")
