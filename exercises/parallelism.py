@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import machines, parallel, simt
+from perfmodel import _check, machines, parallel, simt
 
 from .registry import register
 
@@ -38,6 +38,9 @@ def h200_fma_warps() -> float:
 
 def time_after(host_s: float, kernel_s: float, gpus: int) -> float:
     """Seconds for serial host work plus a kernel that scales perfectly over ``gpus``."""
+    host_s = _check.non_negative("host_s", host_s)
+    kernel_s = _check.non_negative("kernel_s", kernel_s)
+    gpus = _check.count("gpus", gpus)
     f = parallel.serial_fraction(host_s, kernel_s)
     return (host_s + kernel_s) / parallel.amdahl(f, gpus)
 

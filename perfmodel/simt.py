@@ -26,6 +26,8 @@ def warp_paths(paths: int, split: str, warps: int, warp: int = WARP) -> np.ndarr
     split = _check.choice("split", split, ("between", "within"))
     w = _check.count("warps", warps, maximum=2 ** 20)
     lanes = np.arange(_check.count("warp", warp, maximum=_check.MAX_LANES))
+    if w * len(lanes) > 2 ** 24:
+        raise ValueError(f"warps x warp must be at most 2**24 lanes, got {w * len(lanes):,}")
     if split == "between":
         return np.repeat((np.arange(w) % p)[:, None], len(lanes), axis=1)
     return np.tile(lanes % p, (w, 1))
@@ -75,6 +77,8 @@ def busy_lanes(k: int, warps: int, warp: int = WARP) -> np.ndarray:
     k = _check.count("k", k)
     w = _check.count("warps", warps, maximum=2 ** 20)
     n = _check.count("warp", warp, maximum=_check.MAX_LANES)
+    if w * n > 2 ** 24:
+        raise ValueError(f"warps x warp must be at most 2**24 threads, got {w * n:,}")
     return (np.arange(w * n).reshape(w, n) % k) == 0
 
 

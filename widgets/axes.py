@@ -27,8 +27,21 @@ PLAIN_UNITS = ("", "FLOP/B", "x")
 CHAR_PX, GAP_PX = 7.0, 14.0
 
 
+def _span(lo: object, hi: object) -> None:
+    """lo and hi must be finite numbers (TypeError/ValueError naming them)."""
+    for name, v in (("lo", lo), ("hi", hi)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{name} must be a number, got {v!r}"[:200])
+        try:
+            finite = math.isfinite(v)
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise ValueError(f"{name} must be a finite number, got {v!r}"[:200])
+
+
 def _check_unit(unit: str) -> str:
-    if unit not in SI_UNITS + PLAIN_UNITS + ("%",):
+    if not isinstance(unit, str) or unit not in SI_UNITS + PLAIN_UNITS + ("%",):
         raise ValueError(f"unit must be one of {', '.join(repr(u) for u in SI_UNITS + PLAIN_UNITS + ('%',))}; "
                          f"got {unit!r}")
     return unit
@@ -70,6 +83,7 @@ def log_ticks(lo: float, hi: float, unit: str = "", max_ticks: int = 8,
     one when there are more than ``max_ticks``), with 3, or 2 and 5, between on spans
     too short for ``min_ticks`` powers of ten."""
     _check_unit(unit)
+    _span(lo, hi)
     if not (lo > 0 and hi > lo):
         raise ValueError(f"lo and hi must satisfy 0 < lo < hi; got {lo!r}, {hi!r}")
     first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
@@ -102,6 +116,7 @@ def log_ticks(lo: float, hi: float, unit: str = "", max_ticks: int = 8,
 def linear_ticks(lo: float, hi: float, unit: str = "", max_ticks: int = 7) -> tuple[list, list]:
     """(values, texts) of a linear axis from lo to hi at a 1, 2 or 5 step."""
     _check_unit(unit)
+    _span(lo, hi)
     if not hi > lo:
         raise ValueError(f"hi must exceed lo; got {lo!r}, {hi!r}")
     raw = (hi - lo) / max(max_ticks - 1, 1)
@@ -117,6 +132,12 @@ def linear_ticks(lo: float, hi: float, unit: str = "", max_ticks: int = 7) -> tu
 
 def fit(texts: Sequence[str], length_px: float, vertical: bool = False) -> int:
     """How many of these labels fit along an axis ``length_px`` long (y axes: by height)."""
+    if isinstance(texts, (str, bytes)) or not hasattr(texts, "__iter__"):
+        raise TypeError(f"texts must be a list of labels, got {texts!r}"[:200])
+    texts = [str(t) for t in texts]
+    if isinstance(length_px, bool) or not isinstance(length_px, (int, float)) \
+            or not 0 <= length_px < 1e7:
+        raise ValueError(f"length_px must be a number of pixels, got {length_px!r}"[:200])
     if vertical:
         return max(2, int(length_px // 22))
     widest = max((len(t) for t in texts), default=4)
@@ -134,6 +155,13 @@ def axis(unit: str, lo: float, hi: float, title: str | None = None, log: bool = 
     while limit > 2 and fit(texts, length_px, vertical) < len(vals):
         limit -= 1
         vals, texts = make(lo, hi, unit, max_ticks=limit)
+    if vertical and len(vals) > 2:
+        # a y tick at the foot of the axis would sit on the x axis's first tick label
+        span = (math.log10(hi) - math.log10(lo)) if log else (hi - lo)
+        keep = [((math.log10(v) - math.log10(lo)) if log else (v - lo)) / span * length_px >= 14
+                or v == 0 for v in vals]
+        vals = [v for v, k in zip(vals, keep) if k]
+        texts = [t for t, k in zip(texts, keep) if k]
     out = {"type": "log" if log else "linear",
            "range": [math.log10(lo), math.log10(hi)] if log else [lo, hi],
            "tickmode": "array", "tickvals": vals, "ticktext": texts}
@@ -160,6 +188,8 @@ def linear_axis(unit: str, lo: float, hi: float, title: str | None = None, **ext
 def unit_of(title: str) -> str | None:
     """The unit an axis title names, or None: '... (B/s)' -> 'B/s', 'seconds' -> 's',
     'bytes read per second' -> 'B/s', 'intensity (FLOP/byte)' -> 'FLOP/B'."""
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be an axis title (text) or None, got {title!r}"[:200])
     t = (title or "").strip().lower()
     if t.endswith(")") and "(" in t:
         inner = t[t.rindex("(") + 1:-1].strip()

@@ -85,6 +85,12 @@ class Control:
 
 def check_choice(name: str, value: Any, options: Sequence, fmt: Callable[[Any], str] = str) -> Any:
     """Return value if it is one of options, else raise ValueError naming the argument."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the argument's name (text), got {name!r}"[:200])
+    if isinstance(options, (str, bytes)) or not hasattr(options, "__iter__"):
+        raise TypeError(f"options must be a list of the accepted values, got {options!r}"[:200])
+    if not callable(fmt):
+        raise TypeError(f"fmt must be a function formatting an option, got {fmt!r}"[:200])
     if value in list(options):
         return value
     shown = ", ".join(fmt(o) for o in options)
@@ -97,6 +103,8 @@ def gpu_menu(machine: Any, extra: Sequence = ()) -> tuple[dict, str]:
     ValueError naming the argument and the known names."""
     from perfmodel.machines import Machine, all_machines
 
+    if isinstance(extra, (str, bytes)) or not hasattr(extra, "__iter__"):
+        raise TypeError(f"machines (extra) must be a list of Machine objects, got {extra!r}"[:200])
     for m in extra:
         if not isinstance(m, Machine):
             raise ValueError(f"machines must be a list of perfmodel Machine objects; "
@@ -118,6 +126,10 @@ def with_value(options: Sequence, value: Any, name: str, low: float = 0.0,
     """Slider options with ``value`` added (sorted) when it is a number in [low, high]
     (an integer when ``integer``) that the list lacks; otherwise ValueError naming the
     argument."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the argument's name (text), got {name!r}"[:200])
+    if isinstance(options, (str, bytes)) or not hasattr(options, "__iter__"):
+        raise TypeError(f"options must be a list of slider values, got {options!r}"[:200])
     kind = "an integer" if integer else "a number"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
             not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)) or \
@@ -129,6 +141,8 @@ def with_value(options: Sequence, value: Any, name: str, low: float = 0.0,
 
 def check_int(name: str, value: Any, low: int, high: int) -> int:
     """Return value if it is an integer in [low, high], else raise ValueError."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be the argument's name (text), got {name!r}"[:200])
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {value!r}")
     return value
@@ -136,6 +150,8 @@ def check_int(name: str, value: Any, low: int, high: int) -> int:
 
 def flatten(d: dict, prefix: str = "") -> dict:
     """{"marker": {"color": x}} -> {"marker.color": x} (lists stay whole)."""
+    if not isinstance(d, dict) or not isinstance(prefix, str):
+        raise TypeError(f"d must be a dict and prefix text, got d={d!r}, prefix={prefix!r}"[:200])
     out = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
@@ -491,6 +507,9 @@ class Live:
     settings: Settings = field(init=False)
 
     def __post_init__(self):
+        if not isinstance(self.view, View):
+            raise TypeError(f"view must be a widgets View (e.g. RooflineExplorer(...)), got "
+                            f"{type(self.view).__name__}")
         import ipywidgets as W
 
         from .livefigure import figure_class

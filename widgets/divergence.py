@@ -22,6 +22,9 @@ SPLIT_LABELS = {"within": "through every warp", "between": "between whole warps"
 
 def path_colors(paths: int) -> list:
     """A stepped colourscale giving path i (z from -0.5 to paths - 0.5) its own colour."""
+    from perfmodel import _check
+
+    paths = _check.count("paths", paths, maximum=1024)
     pal = COLORS["ops"]
     return [[edge, pal[i % len(pal)]] for i in range(paths)
             for edge in (i / paths, (i + 1) / paths)]

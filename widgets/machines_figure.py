@@ -14,6 +14,15 @@ COLORS = {"T4": "#1f77b4", "A100": "#2ca02c", "H100": "#d62728", "H200": "#9467b
 
 def roof_curve(machine: machines.Machine, unit: str, intensity=INTENSITY) -> np.ndarray:
     """Attainable FLOP/s along the intensity axis (NaN where the machine lacks the unit)."""
+    machine = machines.get(machine)
+    if not isinstance(unit, str):
+        raise TypeError(f"unit must be a compute unit's name like 'fp32', got {unit!r}"[:200])
+    try:
+        intensity = np.asarray(intensity, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"intensity must be numbers (FLOP/byte), got {intensity!r}"[:200]) from None
+    if intensity.ndim != 1:
+        raise ValueError(f"intensity must be a list of FLOP/byte values, got shape {intensity.shape}")
     if unit not in machine.peaks:
         return np.full(len(intensity), np.nan)
     return np.minimum(machine.peak_flops(unit), intensity * machine.bandwidth("dram"))

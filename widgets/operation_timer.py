@@ -31,6 +31,8 @@ PART_LABELS = {"toll": "launch toll t0", "compute": "F / P", "memory": "D / B",
 
 def curve_sizes(op: str) -> list[int]:
     """The sizes of the time-vs-size curves: four points per power of two."""
+    if not isinstance(op, str) or op not in OPS:
+        raise ValueError(f"op must be one of {', '.join(OPS)}; got {op!r}"[:300])
     lo, hi = OPS[op][3][0], OPS[op][3][-1]
     out, n = [], float(lo)
     while n <= hi * 1.0001:

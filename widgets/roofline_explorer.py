@@ -57,6 +57,9 @@ class RooflineExplorer(View):
                  machines: list[Machine] | None = None, vector_n: int = 2 ** 20,
                  matmul_n: int = 1024, tile: int = 32, batch: int = 1, seq: int = 4096,
                  head_dim: int = 64):
+        if machines is not None and (isinstance(machines, (str, bytes))
+                                     or not hasattr(machines, "__iter__")):
+            raise TypeError(f"machines must be a list of Machine objects, got {machines!r}"[:200])
         self.machines, name = gpu_menu(machine, list(machines or []))
         unit = check_choice("unit", unit, self.machines[name].units(), lambda u: u)
         self.shapes = {

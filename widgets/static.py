@@ -61,6 +61,8 @@ def _plain(obj):
 def figure_json(fig) -> dict:
     """The figure as a plain dict (data, layout): numbers as plain JSON numbers (no
     base64 typed arrays), so the page and the tests read the same values."""
+    if not hasattr(fig, "to_dict"):
+        raise TypeError(f"fig must be a plotly Figure, got {type(fig).__name__}")
     return _plain(fig.to_dict())
 
 
@@ -190,6 +192,13 @@ class HTML:
 
 def table(rows: list[dict], columns: list[str] | None = None, caption: str = "") -> HTML:
     """An HTML table from a list of dicts (values already formatted as strings)."""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
+        raise TypeError(f"rows must be a list of dicts, got {rows!r}"[:200])
+    if columns is not None and (isinstance(columns, str) or not isinstance(columns, (list, tuple))
+                                or not all(isinstance(c, str) for c in columns)):
+        raise TypeError(f"columns must be a list of column names or None, got {columns!r}"[:200])
+    if not isinstance(caption, str):
+        raise TypeError(f"caption must be text, got {caption!r}"[:200])
     cols = columns or (list(rows[0]) if rows else [])
     head = "".join(f"<th>{_html.escape(c)}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td>{_html.escape(str(r.get(c, '')))}</td>" for c in cols)

@@ -15,11 +15,18 @@ COLORS = {
 
 def pow2(lo: int, hi: int, step: int = 1) -> list[int]:
     """[2**lo, 2**(lo+step), ..., 2**hi]."""
+    for name, v in (("lo", lo), ("hi", hi), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, int) or not -1100 <= v <= 1100:
+            raise ValueError(f"{name} must be an integer exponent in [-1100, 1100], got {v!r}")
+    if step < 1:
+        raise ValueError(f"step must be at least 1, got {step}")
     return [2 ** k for k in range(lo, hi + 1, step)]
 
 
 def int_label(n: float) -> str:
     """A size for a slider label: 1,048,576 -> '1,048,576 (2^20)' for powers of two."""
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n):
+        raise ValueError(f"n must be a finite number, got {n!r}")
     n = int(n)
     if n >= 1024 and n & (n - 1) == 0:
         return f"{n:,} (2^{n.bit_length() - 1})"
@@ -28,6 +35,9 @@ def int_label(n: float) -> str:
 
 def log_range(lo: float, hi: float) -> list[float]:
     """A plotly log-axis range [log10 lo, log10 hi]."""
+    for name, v in (("lo", lo), ("hi", hi)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
     return [math.log10(lo), math.log10(hi)]
 
 
