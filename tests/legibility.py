@@ -40,7 +40,7 @@ PROBE = r"""
     if (!gd) return;
     const texts = [];
     gd.querySelectorAll("svg text").forEach(t => {
-      const s = (t.textContent || "").trim();
+      const s = (t.textContent || "").replace(/\u200b/g, "").trim();
       if (!s || !visible(t)) return;
       if (t.closest(".hoverlayer")) return;
       const size = parseFloat(getComputedStyle(t).fontSize) || 0;
@@ -52,7 +52,7 @@ PROBE = r"""
         if (t.closest(sel)) { kind = k; break; }
       }
       // plotly writes 10^15 as "10" and a raised "15" (a tspan shifted by dy)
-      const power = kind === "tick" && t.querySelector("tspan[dy]") !== null;
+      const power = kind === "tick" && t.querySelector("tspan[dy^='-']:not(.line)") !== null;
       texts.push({text: s, kind: kind, size: size, power: power, ...box(t)});
     });
     const points = [];

@@ -66,12 +66,15 @@ BAD = {
          "name": "the data"},
         {"type": "scatter", "x": [1, 6], "y": [6e9, 1e9], "mode": "lines",
          "name": "a legend entry that is long enough to sit on the data"},
+        {"type": "scatter", "x": [1, 6], "y": [1e10, 1e15], "yaxis": "y2", "mode": "lines",
+         "showlegend": False},
     ],
     "layout": {
         "height": 360, "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
         "legend": {"x": 0.5, "y": 0.5, "xanchor": "center", "yanchor": "middle"},
         "xaxis": {"tickvals": [1, 1.05, 6], "ticktext": ["one tick label", "another one", "6"]},
         "yaxis": {"exponentformat": "B", "title": {"text": "a y title far too long to fit"}},
+        "yaxis2": {"type": "log", "exponentformat": "power", "overlaying": "y", "side": "right"},
         "annotations": [{"x": 0.9, "y": 0.2, "xref": "paper", "yref": "paper", "showarrow": False,
                          "text": "an annotation past the right edge of it all", "xanchor": "left"}],
     },
@@ -120,6 +123,7 @@ def test_the_probe_finds_what_a_reader_cannot_read(bad_page):
     assert "clipped annotation 'an annotation past the right edge of it all'" in text, text
     assert re.search(r"legend covers \d+ drawn point", text), text
     assert re.search(r"billion: tick '\d+B'", text), text
+    assert re.search(r"e-notation: tick '10\S?1[0-5]", text), text     # 10 and a raised 1x
 
 
 def test_problems_reads_the_boxes_it_is_given():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from perfmodel import parallel
 
+from . import axes
 from .base import Control, Settings, View, with_value
 from .style import COLORS, pow2
 
@@ -63,11 +64,12 @@ class AmdahlGustafson(View):
         ]
 
     def layout(self, s: Settings) -> dict:
-        return {"xaxis": {"type": "log", "anchor": "y", "domain": [0, 1], "matches": "x2",
+        p = axes.log_axis("", P[0] / 1.3, P[-1] * 1.3, length_px=self.plot_px())
+        return {"xaxis": {**p, "anchor": "y", "domain": [0, 1], "matches": "x2",
                           "showticklabels": False},
-                "yaxis": {"type": "log", "domain": [0.42, 1], "title": {"text": "speedup"},
-                          "range": [0, 4.3]},
-                "xaxis2": {"type": "log", "anchor": "y2", "domain": [0, 1],
+                "yaxis": axes.log_axis("", 1, 10 ** 4.3, "speedup", vertical=True,
+                                       length_px=self.height * 0.58, domain=[0.42, 1]),
+                "xaxis2": {**p, "anchor": "y2", "domain": [0, 1],
                            "title": {"text": "processing units p"}},
                 "yaxis2": {"domain": [0, 0.34], "range": [0, 1.05], "tickformat": ".0%",
                            "title": {"text": "efficiency"}}}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from perfmodel import simt
 
+from . import axes
 from .base import Control, Settings, View, check_choice, with_value
 from .style import COLORS, fraction_label, pow2
 
@@ -34,7 +35,7 @@ class Divergence(View):
     """Paths per warp and one busy thread in k, drawn lane by lane."""
 
     name = "divergence"
-    height = 560
+    height = 500
     title = "Divergence: cost is counted in warps"
 
     def __init__(self, paths: int = 2, split: str = "within", k: int = 32):
@@ -106,7 +107,10 @@ class Divergence(View):
                 "yaxis2": {**lanes, "domain": [0.3, 0.6], "anchor": "x2",
                            "range": [BUSY_WARPS - 0.5, -5.5], "tickvals": list(range(0, BUSY_WARPS, 4)),
                            "title": {"text": "warp"}},
-                "xaxis3": {"type": "log", "domain": [0, 1], "anchor": "y3",
+                "xaxis3": {**axes.log_axis("", KS[0] / 1.2, KS[-1] * 1.2,
+                                           length_px=self.plot_px()),
+                           "tickvals": KS, "ticktext": [str(k) for k in KS],
+                           "domain": [0, 1], "anchor": "y3",
                            "title": {"text": "k (one busy thread in k)"}},
                 "yaxis3": {"domain": [0, 0.2], "anchor": "x3", "range": [0, 1.1],
                            "tickformat": ".0%", "title": {"text": "time"}},

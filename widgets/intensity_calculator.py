@@ -14,7 +14,8 @@ from perfmodel import ops, roofline, units
 from perfmodel.machines import UNIT_LABELS, Machine
 
 from .base import Control, Settings, View, check_choice, with_value
-from .style import COLORS, int_label, log_range, pow2, table_trace
+from . import axes
+from .style import COLORS, int_label, pow2, table_trace
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,9 @@ class IntensityCalculator(View):
         return [table, ridges, dot]
 
     def layout(self, s: Settings) -> dict:
-        return {"xaxis": {"type": "log", "range": log_range(1e-2, 1e5), "domain": [0, 1],
-                          "title": {"text": "intensity (FLOP/byte); ticks: each GPU's ridge"}},
+        return {"xaxis": axes.log_axis("FLOP/B", 1e-2, 1e5,
+                                       "intensity (FLOP/byte); ticks: each GPU's ridge",
+                                       length_px=self.plot_px(), domain=[0, 1]),
                 "yaxis": {"domain": [0, 0.36], "showticklabels": False, "type": "category"}}
 
 

@@ -11,7 +11,8 @@ from perfmodel import little, units
 from perfmodel.machines import Machine
 
 from .base import Control, Settings, View, gpu_menu, with_value
-from .style import COLORS, log_range, pow2, table_trace
+from . import axes
+from .style import COLORS, pow2, table_trace
 
 ILPS = (1, 2, 4, 8)
 BYTES_PER_LOAD = 16                       # one float4 load
@@ -24,8 +25,9 @@ class LittlesLaw(View):
     """Latency and bandwidth to bytes in flight, threads needed and achieved bandwidth."""
 
     name = "littles-law"
-    height = 560
-    legend = {"x": 0.99, "y": 0.47, "xanchor": "right", "yanchor": "bottom"}
+    height = 470
+    TABLE, TOP, BOTTOM = (0.86, 1.0), (0.49, 0.79), (0.0, 0.27)
+    legend = {"x": 0.99, "y": 0.51, "xanchor": "right", "yanchor": "bottom"}
 
     def __init__(self, machine: str | Machine = "T4", latency_ns: float = 400):
         self.gpus, name = gpu_menu(machine)
@@ -48,7 +50,7 @@ class LittlesLaw(View):
         header = ["B × L"] + [f"threads at {b} B" for b in PER_THREAD]
         cells = [[units.nbytes(need)]] + [[f"{little.threads_needed(bw, lat, b):,.0f}"]
                                           for b in PER_THREAD]
-        out = [table_trace(header, cells, [0.8, 1])]
+        out = [table_trace(header, cells, list(self.TABLE))]
         for k, ilp in enumerate(ILPS):
             got = [little.bandwidth_vs_warps(w, ilp, BYTES_PER_LOAD, lat, bw) for w in WARPS]
             color = COLORS["ops"][k]
@@ -61,21 +63,28 @@ class LittlesLaw(View):
                         "showlegend": False,
                         "hovertemplate": "%{x:.3s}B in flight: %{y:.3s}B/s<extra></extra>"})
         out.append({"type": "scatter", "mode": "lines+text", "name": "B × L",
-                    "x": [need, need], "y": [0, bw * 1.08], "text": ["", f"B×L = {units.nbytes(need)}"],
-                    "textposition": "bottom right", "xaxis": "x2", "yaxis": "y2",
+                    "x": [need, need], "y": [0, bw * 1.08], "text": [f"B×L = {units.nbytes(need)}", ""],
+                    "textposition": "top right", "xaxis": "x2", "yaxis": "y2",
                     "line": {"color": COLORS["ridge"], "dash": "dot"}, "showlegend": False,
                     "hoverinfo": "skip"})
         return out
 
     def layout(self, s: Settings) -> dict:
         bw = self.gpus[s["machine"]].bandwidth("dram")
-        y = {"range": [0, bw * 1.1], "exponentformat": "SI", "title": {"text": "B/s"}}
-        return {"xaxis": {"type": "log", "anchor": "y", "domain": [0, 1],
-                          "title": {"text": "warps (32 threads each)", "standoff": 4}},
-                "yaxis": {**y, "domain": [0.45, 0.74], "anchor": "x"},
-                "xaxis2": {"type": "log", "anchor": "y2", "domain": [0, 1],
-                           "range": log_range(5e2, 1e8), "title": {"text": "bytes in flight"}},
-                "yaxis2": {**y, "domain": [0, 0.3], "anchor": "x2"}}
+        w, h = self.plot_px(), self.height
+
+        def y(dom, anchor):
+            return axes.linear_axis("B/s", 0, bw * 1.1, "bandwidth", vertical=True,
+                                    length_px=h * (dom[1] - dom[0]), domain=list(dom), anchor=anchor)
+
+        warps = axes.log_axis("", WARPS[0] / 1.2, WARPS[-1] * 1.2, length_px=w, domain=[0, 1],
+                              anchor="y")
+        warps["title"] = {"text": "warps (32 threads each)", "standoff": 4}
+        return {"xaxis": warps,
+                "yaxis": y(self.TOP, "x"),
+                "xaxis2": axes.log_axis("B", 5e2, 1e8, "bytes in flight", length_px=w,
+                                        domain=[0, 1], anchor="y2"),
+                "yaxis2": y(self.BOTTOM, "x2")}
 
 
 def littles_law(machine: str | Machine = "T4", latency_ns: float = 400) -> LittlesLaw:

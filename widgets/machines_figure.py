@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from perfmodel import machines, units
+
+from . import axes
 from perfmodel.machines import UNIT_LABELS
 
 #: Intensity axis of the roofline figures, FLOP/byte.
@@ -54,11 +56,12 @@ def machines_roofline(unit: str = "fp32"):
                                  {"title.text": f"Rooflines, {UNIT_LABELS[u]} vs DRAM"}]})
     fig.update_layout(
         title={"text": f"Rooflines, {UNIT_LABELS[unit]} vs DRAM"},
-        xaxis={"type": "log", "title": {"text": "arithmetic intensity (FLOP/byte)"}},
-        yaxis={"type": "log", "title": {"text": "attainable (FLOP/s)"}, "exponentformat": "SI"},
+        xaxis=axes.log_axis("FLOP/B", INTENSITY[0], INTENSITY[-1], "arithmetic intensity (FLOP/byte)",
+                            length_px=560),
+        yaxis=axes.log_axis("FLOP/s", 6e7, 3e16, "attainable", vertical=True, length_px=330),
         updatemenus=[{"buttons": buttons, "active": unit_list.index(unit), "x": 0.0, "y": 1.18,
                       "xanchor": "left", "yanchor": "top", "direction": "down"}],
-        legend={"orientation": "h", "y": -0.25}, margin={"t": 90, "l": 60, "r": 20, "b": 40},
+        legend={"orientation": "h", "y": -0.25}, margin={"t": 90, "l": 100, "r": 20, "b": 40},
         height=480)
     return fig
 

@@ -27,8 +27,10 @@ class OnlineSoftmax(View):
     """Step through a row of scores tile by tile."""
 
     name = "online-softmax"
-    height = 540
-    legend = {"x": 0.99, "y": 0.62, "xanchor": "right", "yanchor": "top"}
+    height = 520
+    axis_px = 16          # under the plot is the table, which has no axis
+    legend = {"x": 0.99, "y": 0.64, "xanchor": "right", "yanchor": "bottom",
+              "orientation": "h"}
 
     def __init__(self, tile: int = 2, scores=None, values=None):
         self.scores = SCORES if scores is None else _check.items("scores", scores)
@@ -69,29 +71,36 @@ class OnlineSoftmax(View):
                 for i, h in enumerate(hist)]
         return [
             {"type": "bar", "x": keys, "y": self.scores, "name": "scores s_j",
-             "marker": {"color": colors}, "text": [f"v={v:g}" for v in self.values],
-             "textposition": "outside", "xaxis": "x", "yaxis": "y", "showlegend": False,
-             "hovertemplate": "key %{x}: s=%{y:.3f}, %{text}<extra></extra>"},
+             "marker": {"color": colors}, "customdata": self.values,
+             "xaxis": "x", "yaxis": "y", "showlegend": False,
+             "hovertemplate": "key %{x}: s=%{y:.3f}, v=%{customdata:g}<extra></extra>"},
             {"type": "scatter", "mode": "lines", "name": "direct softmax",
              "x": [0.5, len(hist) + 0.5], "y": [direct, direct],
              "line": {"color": COLORS["gpu"], "dash": "dash"}, "xaxis": "x2", "yaxis": "y2"},
             {"type": "scatter", "mode": "lines+markers", "name": "running output u / l",
              "x": list(range(1, k + 1)), "y": outs[:k], "marker": {"size": 10},
              "line": {"color": COLORS["accent"]}, "xaxis": "x2", "yaxis": "y2"},
-            table_trace(header, [list(col) for col in zip(*rows)], [0, 0.32]),
+            table_trace(header, [list(col) for col in zip(*rows)], [0, 0.34]),
+            # a dot on every score, so a score of 0 (key 0's) shows too
+            {"type": "scatter", "mode": "markers", "x": keys, "y": self.scores, "name": "score",
+             "marker": {"color": colors, "size": 9, "line": {"width": 1, "color": "#ffffff"}},
+             "xaxis": "x", "yaxis": "y", "showlegend": False, "hoverinfo": "skip"},
         ]
 
     def layout(self, s: Settings) -> dict:
         n = len(self.steps(s["tile"]))
         lo, hi = min(min(self.scores), 0), max(self.scores)
         outs = [h["output"] for h in self.steps(s["tile"])]
-        return {"xaxis": {"domain": [0, 1], "anchor": "y", "dtick": 1,
-                          "title": {"text": "key j (done: blue, this tile: red)", "standoff": 2}},
-                "yaxis": {"domain": [0.74, 1], "anchor": "x", "range": [lo - 0.3, hi + 0.6],
-                          "title": {"text": "score"}},
+        keys = list(range(len(self.scores)))
+        return {"xaxis": {"domain": [0, 1], "anchor": "y", "tickmode": "array", "tickvals": keys,
+                          "ticktext": [f"{j}: v={v:g}" for j, v in zip(keys, self.values)],
+                          "title": {"text": "key j: its value v (done: blue, this tile: red)",
+                                    "standoff": 2}},
+                "yaxis": {"domain": [0.76, 1], "anchor": "x", "range": [lo - 0.3, hi + 0.3],
+                          "zeroline": True, "title": {"text": "score"}},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "dtick": 1, "range": [0.5, n + 0.5],
                            "title": {"text": "tiles processed", "standoff": 2}},
-                "yaxis2": {"domain": [0.42, 0.62], "anchor": "x2",
+                "yaxis2": {"domain": [0.44, 0.62], "anchor": "x2",
                            "range": [min(outs) - 0.5, max(outs) + 0.5], "title": {"text": "output"}}}
 
 
