@@ -215,5 +215,5 @@ def plot(results: list[dict]):
                                  name=f"{name}: human seconds", marker=dict(color=p.style(i)["marker"]["color"])),
                           row=1, col=2)
     p.axes(fig, "working set (bytes)", "cycles per load", col=1)
-    p.axes(fig, "level", "seconds, if one L1 load took 1 s", xlog=None, col=2)
+    p.axes(fig, "level", "seconds, if one L1 load took 1 s", xlog=None, col=2, yunit="")
     return p.finish(fig)
