@@ -72,6 +72,10 @@ def figure_html(name: str) -> str:
         kw = {k: (int(v) if v.lstrip("-").isdigit() else v)
               for k, v in (a.split("=") for a in args.split(","))}
         return getattr(widgets, view)(**kw).static_html()
+    if name == "measure_device":
+        from widgets import measure_device
+
+        return static.to_html(measure_device.figure(), name="webgpu-roofline")
     if name == "machines":
         return static.to_html(widgets.machines_roofline(), name="machines")
     if name.startswith("lab:"):

@@ -17,7 +17,8 @@ from perfmodel.machines import UNIT_LABELS
 
 from . import static
 from .machines_figure import COLORS as MACHINE_COLORS
-from .style import COLORS, log_range
+from . import axes
+from .style import COLORS
 
 #: The datasheet machines the device is drawn beside.
 MACHINES = ("T4", "H200")
@@ -70,10 +71,12 @@ def figure():
                               "I = %{x:.3g} FLOP/B<extra></extra>"))
     fig.update_layout(
         title={"text": f"Rooflines, {UNIT_LABELS[UNIT]} vs DRAM: T4, H200 and this device"},
-        xaxis={"type": "log", "range": log_range(*X_RANGE),
-               "title": {"text": "arithmetic intensity (FLOP/byte)"}},
-        yaxis={"type": "log", "title": {"text": "attainable (FLOP/s)"}, "exponentformat": "SI"},
-        legend={"orientation": "h", "y": -0.2}, margin={"t": 50, "l": 60, "r": 20, "b": 40},
+        xaxis=axes.log_axis("FLOP/B", *X_RANGE, "arithmetic intensity (FLOP/byte)", length_px=560),
+        # every power of ten a device could reach, so the ticks hold when the page adds
+        # this device's roof and plotly re-ranges the axis
+        yaxis={"type": "log", "title": {"text": "attainable"}, "tickmode": "array",
+               **dict(zip(("tickvals", "ticktext"), axes.log_ticks(1e6, 1e18, "FLOP/s", 13)))},
+        legend={"orientation": "h", "y": -0.2}, margin={"t": 50, "l": 100, "r": 20, "b": 40},
         height=520)
     return fig
 
