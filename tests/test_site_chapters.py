@@ -23,7 +23,7 @@ CHAPTERS = [
     ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 12),
     # divergence widget and lab: the H200's 2.011x and 4.022x through every warp, 1.009x
     # between warps, the T4's and H200's resident warps
-    ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 12),
+    ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 13),
     # Little's law widget, latency and Little's-law labs: the collapse, saturation over the
     # copy, the T4's 128 KB in flight
     ("chapters/07_latency.html", "latency", 3, ["1.154", "1.055", "128 KB in flight"], 11),
@@ -33,7 +33,7 @@ CHAPTERS = [
     # the H200's held clock
     ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,455 MHz", "206 in BF16"], 12),
     # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
-    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 12),
+    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 14),
 ]
 IDS = [c[1] for c in CHAPTERS]
 
