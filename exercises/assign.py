@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from . import _catalog, variants
 from .notebook import read_answer, variable
 from .registry import all_exercises, get as get_exercise, judge
+from .titles import heading
 
 ROOT = _catalog.ROOT
 SPEC = "assignment.json"
@@ -221,8 +222,10 @@ def questions(directives: list[_catalog.Directive], assignment: str, student: st
             ex = get_exercise(d.label)
             if d.label in varied_ids:
                 inst = variants.instance(d.label, assignment, student)
-                head = titles.get(d.label, f"Exercise {d.label}")
-                md = (f"**{head}: {inst.title}** *(your own numbers)*\n\n{inst.question}\n\n"
+                number = re.search(r"Exercise (\d+(?:\.\d+)?)", titles.get(d.label, ""))
+                head = " ".join(heading(number[1] if number else "", inst.title, d.label)) \
+                    if number else f"Exercise {d.label}: {inst.title}"
+                md = (f"**{head}** *(your own numbers)*\n\n{inst.question}\n\n"
                       f"*Your answer ({_unit(ex.unit)}) goes in the cell below.*")
                 out.append(Question(d.label, d.chapter, "numeric", md, inst.answer, ex.unit,
                                     True, inst.seed, inst.params))
