@@ -367,14 +367,14 @@ def _coalescing(r: dict) -> list[Row]:
     for place, words in (("l2", "the L2"), ("dram", "DRAM")):
         bw = by.get(place, {})
         level = _model(m, lambda m: units.bandwidth(m.bandwidth(place)))
-        out.append(Row(f"From {words}, stride 1: useful bandwidth",
+        out.append(Row(f"From {words}, stride\u00a01: useful bandwidth",
                        _fmt(units.bandwidth, bw.get("1")),
                        MEASURED_ONLY if level == NO_DATASHEET and place == "l2" else level,
                        "model: datasheet" if place == "dram" else ""))
         for stride in (2, 8, 16, 32):
             share = (bw[str(stride)] / bw["1"]
                      if _num(bw.get(str(stride))) and _num(bw.get("1")) else None)
-            out.append(Row(f"From {words}, stride {stride}: share of stride 1",
+            out.append(Row(f"From {words}, stride\u00a0{stride}: share of stride\u00a01",
                            _fmt(units.percent, share),
                            units.percent(simt.useful_fraction(stride, 4, PLACEMENTS[place])),
                            f"model: the 128 bytes a warp asks for over the {PLACEMENTS[place]}-byte "
@@ -505,8 +505,10 @@ OWN_TABLES = {"profile": "labs.profile.table: one table a lesson, the model unde
 
 # -------------------------------------------------------------------------- the table
 
-#: Values stay on one line (inline, so the table reads the same in Jupyter and Colab).
+#: Inline styles, so the table reads the same on the site, in Jupyter and in Colab:
+#: values stay on one line; notes are muted by opacity, which follows light and dark.
 _NOWRAP = ' style="white-space: nowrap"'
+_MUTED = ' style="opacity: 0.75"'
 
 
 def _label(result: dict) -> str:
@@ -516,6 +518,14 @@ def _label(result: dict) -> str:
         return f"{name} (reference)"
     date = str(ctx.get("date", ""))[:10]
     return f"{name}, {date}" if date else name
+
+
+def _label_html(result: dict) -> str:
+    """The run's label for a column head, its date kept on one line."""
+    head, _, date = _label(result).rpartition(", ")
+    if not head or result["context"].get("reference"):
+        return html.escape(_label(result))
+    return f"{html.escape(head)}, <span{_NOWRAP}>{html.escape(date)}</span>"
 
 
 def table_html(name: str, results: list[dict]) -> str:
@@ -541,7 +551,8 @@ def table_html(name: str, results: list[dict]) -> str:
     for n in order:
         notes = list(dict.fromkeys(per_run[i][n].note for i in keep
                                    if n in per_run[i] and per_run[i][n].note))
-        head = html.escape(n) + "".join(f"<br><small>{html.escape(x)}</small>" for x in notes)
+        head = html.escape(n) + "".join(f"<br><small{_MUTED}>{html.escape(x)}</small>"
+                                        for x in notes)
         cells = ""
         for i in keep:
             row = per_run[i].get(n)
@@ -555,7 +566,7 @@ def table_html(name: str, results: list[dict]) -> str:
                 model = f"<em>{model}</em>"
             cells += f"<td{_NOWRAP}>{html.escape(row.measured)}</td><td{_NOWRAP}>{model}</td>"
         body.append(f"<tr><td>{head}</td>{cells}</tr>")
-    top = "".join(f'<th colspan="2">{html.escape(_label(results[i]))}</th>' for i in keep)
+    top = "".join(f'<th colspan="2">{_label_html(results[i])}</th>' for i in keep)
     sub = "<th>measured</th><th>model</th>" * len(keep)
     foot = []
     if missing:
@@ -563,9 +574,10 @@ def table_html(name: str, results: list[dict]) -> str:
                     "run.")
     if dropped:
         foot.append(f"The {' and '.join(dropped)} run records none of these figures.")
-    foot_html = (f'<p class="book-table-note"><small>{html.escape(" ".join(foot))}</small></p>'
-                 if foot else "")
+    # the footnote is a row of the table, so it takes the table's colours in light and dark
+    foot_html = (f'<tfoot><tr><td colspan="{1 + 2 * len(keep)}"><small{_MUTED}>'
+                 f'{html.escape(" ".join(foot))}</small></td></tr></tfoot>' if foot else "")
     return ('<div class="book-table book-readout"><table class="table"><caption>'
             + html.escape(readout.look) + "</caption><thead><tr><th rowspan=\"2\">quantity</th>"
             + top + "</tr><tr>" + sub + "</tr></thead><tbody>" + "".join(body)
-            + "</tbody></table>" + foot_html + "</div>")
+            + "</tbody>" + foot_html + "</table></div>")
