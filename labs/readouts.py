@@ -547,10 +547,12 @@ def table_html(name: str, results: list[dict]) -> str:
     order = [n for n in order if any(n in per_run[i] and per_run[i][n].measured is not None
                                      for i in keep)]
     missing: list[str] = []
-    body = []
+    body, seen = [], set()
     for n in order:
-        notes = list(dict.fromkeys(per_run[i][n].note for i in keep
-                                   if n in per_run[i] and per_run[i][n].note))
+        notes = [x for x in dict.fromkeys(per_run[i][n].note for i in keep
+                                          if n in per_run[i] and per_run[i][n].note)
+                 if x not in seen]    # a note is said once a table, at its first row
+        seen.update(notes)
         head = html.escape(n) + "".join(f"<br><small{_MUTED}>{html.escape(x)}</small>"
                                         for x in notes)
         cells = ""
