@@ -72,6 +72,8 @@ def deferred_esm(source: str) -> str | None:
     """plotly's front-end module ``source`` with its default export wrapped so that the
     figure is drawn once its element is shown; None when the module does not end in the
     export statement this expects (then plotly's module is used as it is)."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be the module's JavaScript text, got {type(source).__name__}")
     matches = list(_EXPORTS.finditer(source))
     if not matches:
         return None
