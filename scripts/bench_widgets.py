@@ -1,15 +1,24 @@
 """Latency of the book's widgets (a benchmark, not a test; nothing is asserted).
 
-Prints two medians:
+Prints, per widget:
 
 1. live update, in Python: a control's value changed (as the reader's ipywidget does)
    until the FigureWidget holds the recomputed traces; every slider of every widget,
-   stepped back and forth;
-2. static slider step, in headless Chromium on the built gallery page (offline): a mouse
-   press on a slider at a tick until plotly's restyle is done and the next frame is
-   painted.
+   stepped back and forth (median);
+2. static slider step, in headless Chromium on the built gallery page (offline): from a
+   mouse press on a tick of the widget's first slider until the browser has rendered a
+   frame holding the redrawn figure (median and worst of the rounds), and how the step
+   was drawn (book-plotly.js's fast path or a whole replot).
 
-Run: .venv/bin/python scripts/bench_widgets.py   (the book must be built for part 2)
+"Rendered" is measured the same way whatever draws the step: a MutationObserver on the
+figure (its sliders, menus and hover layer left out) notes the first change to what it
+draws; a change made inside an animation-frame callback is rendered in that frame, any
+other change in the next one; the time is taken in the first task after that frame's
+rendering (a MessageChannel message posted then). The old measure (the next animation
+frame after plotly_restyle) does not see a step that is not drawn by Plotly.restyle.
+
+Run: .venv/bin/python scripts/bench_widgets.py [--static-only] [--site DIR] [--rounds N]
+(the book must be built for part 2; --site serves another copy of the built site).
 """
 from __future__ import annotations
 
@@ -56,14 +65,51 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def browser_steps(rounds: int = 8) -> dict[str, float]:
-    """Median seconds from a mouse press on a slider tick to the repainted figure."""
+MEASURE = """() => {
+  window.__t0 = 0; window.__t1 = 0; window.__pending = false;
+  const IGNORE = '.slider-container, .updatemenu-container, .hoverlayer, .modebar-container';
+  const drawn = recs => recs.some(r => {
+    const n = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    return n && !n.closest(IGNORE);
+  });
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    if (window.__pending) { window.__t1 = performance.now(); window.__pending = false; }
+  };
+  const afterRendering = () => channel.port2.postMessage(0);
+  const raf = window.requestAnimationFrame.bind(window);
+  const obs = new MutationObserver(recs => {
+    if (window.__t0 && !window.__t1 && !window.__pending && drawn(recs)) {
+      window.__pending = true;           // changed outside a frame: rendered in the next
+      raf(afterRendering);
+    }
+  });
+  window.requestAnimationFrame = cb => raf(t => {
+    try { cb(t); } finally {             // changed in this frame's callbacks: rendered now
+      const recs = obs.takeRecords();
+      if (window.__t0 && !window.__t1 && !window.__pending && drawn(recs)) {
+        window.__pending = true; afterRendering();
+      }
+    }
+  });
+  document.querySelectorAll('.book-figure .js-plotly-plot').forEach(gd => obs.observe(gd,
+    {subtree: true, childList: true, attributes: true, characterData: true}));
+  document.addEventListener('mousedown', () => {
+    obs.takeRecords();
+    window.__t0 = performance.now(); window.__t1 = 0; window.__pending = false;
+  }, true);
+}"""
+
+
+def browser_steps(rounds: int = 8, site: pathlib.Path = SITE) -> dict[str, dict]:
+    """Per widget: the median and worst seconds from a mouse press on a slider tick to the
+    rendered figure, and how its steps were drawn ({"fast": n, "replot": m})."""
     from playwright.sync_api import sync_playwright
 
     import widgets
 
     httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}/appendix/gallery.html"
     out = {}
@@ -76,49 +122,67 @@ def browser_steps(rounds: int = 8) -> dict[str, float]:
         page.goto(url, wait_until="load")
         page.wait_for_function("document.querySelectorAll('.book-figure[data-ready]').length === "
                                "document.querySelectorAll('.book-figure').length", timeout=60000)
-        page.evaluate("""() => {
-            window.__t0 = 0; window.__t1 = 0;
-            document.addEventListener('mousedown', () => { window.__t0 = performance.now(); }, true);
-            document.querySelectorAll('.book-figure .js-plotly-plot').forEach(gd =>
-              gd.on('plotly_restyle', () => requestAnimationFrame(() => {
-                window.__t1 = performance.now(); })));
-        }""")
-        for i, name in enumerate(widgets.WIDGETS):
+        page.evaluate(MEASURE)
+        figures = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.book-figure')).map(f => "
+            "[f.id, (f.querySelector('.js-plotly-plot').layout.sliders || []).length])")
+        for i, (fig_id, sliders) in enumerate(figures):
+            if not sliders:
+                continue                            # a widget with dropdowns only
+            name = next((w for w in widgets.WIDGETS
+                         if fig_id.startswith("book-figure-" + getattr(widgets, w)().name + "-")), fig_id)
             group = page.locator(".book-figure").nth(i).locator(".slider-group").first
             group.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
             rail = group.locator(".slider-rail-rect").bounding_box()
             ticks = group.locator(".slider-tick-rect")
             n = ticks.count()
-            times = []
+            times, how = [], {}
             for _ in range(rounds):
                 active = page.evaluate(
                     "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i]"
                     ".layout.sliders[0].active", i)
                 box = ticks.nth(n - 1 if active == 0 else 0).bounding_box()
-                page.evaluate("() => { window.__t1 = 0; }")
                 page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
                 page.wait_for_function("window.__t1 > window.__t0", timeout=10000)
                 times.append(page.evaluate("window.__t1 - window.__t0") / 1000)
-            out[name] = statistics.median(times)
+                page.wait_for_timeout(150)          # let a replot's promise settle
+                kind = page.evaluate("i => document.querySelectorAll('.book-figure .js-plotly-plot')"
+                                     "[i].dataset.lastStep || 'restyle'", i)
+                how[kind] = how.get(kind, 0) + 1
+            out[name] = {"median": statistics.median(times), "worst": max(times), "how": how}
         browser.close()
     httpd.shutdown()
     return out
 
 
 def main() -> None:
-    live = live_updates()
-    print("live update (control change -> FigureWidget updated, Python), median per widget:")
-    for k, v in live.items():
-        print(f"  {k:22s} {v * 1e3:7.2f} ms")
-    print(f"  median over widgets     {statistics.median(live.values()) * 1e3:7.2f} ms")
-    if not (SITE / "appendix" / "gallery.html").exists():
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--static-only", action="store_true", help="skip the live (Python) part")
+    ap.add_argument("--site", type=pathlib.Path, default=SITE, help="the built site to serve")
+    ap.add_argument("--rounds", type=int, default=8, help="slider steps per widget")
+    opts = ap.parse_args()
+    if not opts.static_only:
+        live = live_updates()
+        print("live update (control change -> FigureWidget updated, Python), median per widget:")
+        for k, v in live.items():
+            print(f"  {k:22s} {v * 1e3:7.2f} ms")
+        print(f"  median over widgets     {statistics.median(live.values()) * 1e3:7.2f} ms")
+    if not (opts.site / "appendix" / "gallery.html").exists():
         print("static step: build the book first (make book)")
         return
-    steps = browser_steps()
-    print("static slider step (mouse press -> repainted, Chromium), median per widget:")
+    steps = browser_steps(opts.rounds, opts.site)
+    print(f"static slider step (mouse press -> frame rendered, Chromium), {opts.rounds} steps "
+          "per widget:")
+    print(f"  {'widget':22s} {'median':>9s} {'worst':>9s}  drawn by")
     for k, v in steps.items():
-        print(f"  {k:22s} {v * 1e3:7.2f} ms")
-    print(f"  median over widgets     {statistics.median(steps.values()) * 1e3:7.2f} ms")
+        how = ", ".join(f"{n} {kind}" for kind, n in sorted(v["how"].items()))
+        print(f"  {k:22s} {v['median'] * 1e3:6.1f} ms {v['worst'] * 1e3:6.1f} ms  {how}")
+    medians = [v["median"] for v in steps.values()]
+    print(f"  median over widgets    {statistics.median(medians) * 1e3:6.1f} ms; "
+          f"worst widget median {max(medians) * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":
