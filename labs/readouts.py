@@ -377,9 +377,8 @@ def _coalescing(r: dict) -> list[Row]:
             out.append(Row(f"From {words}, stride\u00a0{stride}: share of stride\u00a01",
                            _fmt(units.percent, share),
                            units.percent(simt.useful_fraction(stride, 4, PLACEMENTS[place])),
-                           f"model: the 128 bytes a warp asks for over the {PLACEMENTS[place]}-byte "
-                           "pieces it touches"
-                           if stride == 2 else ""))
+                           f"model: the 128 bytes a warp asks for over the "
+                           f"{PLACEMENTS[place]}-byte pieces it touches" if stride == 2 else ""))
     frac = hierarchy.gather_fraction(4.0, 4.0, PLACEMENTS["dram"])
     out.append(Row("Random gather x[idx[i]]: useful bandwidth (index and value)",
                    _fmt(units.bandwidth, s.get("gather_bandwidth")),

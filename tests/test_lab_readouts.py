@@ -294,7 +294,8 @@ def test_paradox_h200_breakeven_model_from_the_runs_roofs():
     for kind, rs in rows.items():
         def t(x, who):
             p, b = roofs[who]
-            f, d = (2 * x["n"] ** 3, 12 * x["n"] ** 2) if kind == "matmul" else (x["n"], 12 * x["n"])
+            n = x["n"]
+            f, d = (2 * n ** 3, 12 * n ** 2) if kind == "matmul" else (n, 12 * n)
             return rs[0][who] + max(f / p, d / b)
         wins = [t(x, "gpu_resident_s") < t(x, "cpu_s") for x in rs]
         expected[kind] = next(x["n"] for i, x in enumerate(rs) if all(wins[i:]))
