@@ -282,3 +282,27 @@ def test_the_instructors_page_commands_work(tmp_path):
         rows = list(csv.DictReader(f))
     assert {r["student"] for r in rows} == set(spec["students"])
     assert {r["status"] for r in rows} == {"missing"}    # handed in unanswered
+
+
+def test_a_notebook_runs_and_its_check_cell_reads_the_answers(tmp_path):
+    """An assignment notebook executed top to bottom in a kernel, as a student runs it
+    outside Colab: the set-up cell says where it is, the check cell reads the answer
+    cells as the grader does."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    got = _run("assign", A, "--ids", f"{V1},{PLAIN}", "--student", "ada", "--variants",
+               "--out", str(tmp_path))
+    assert got.returncode == 0, got.stderr
+    nb = nbformat.read(tmp_path / "ada.ipynb", as_version=4)
+    for c in nb.cells:
+        m = c.metadata.get("exercises", {})
+        if m.get("role") == "answer" and m["id"] == V1:
+            c.source = f"{variable(V1)} = {_truth(V1, 'ada')!r}"
+        elif m.get("role") == "answer":
+            c.source = f"{variable(PLAIN)} = x"          # a name: refused, as by the grader
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    assert f"{V1}: right" in text, text
+    assert f"{PLAIN}:" in text and "name `x`" in text, text
