@@ -26,6 +26,6 @@ class LabView:
     def _repr_mimebundle_(self, include=None, exclude=None):
         from widgets.static import figure_html
 
-        body = (f"<p><em>{html.escape(self.note)}</em></p>"
+        body = (f"<p class='book-lab-note'><em>{html.escape(self.note)}</em></p>"
                 + figure_html(self.figure(), name=f"lab-{self.name}") + self.summary_html())
         return {"text/html": body, "text/plain": self.note}

@@ -568,7 +568,7 @@ class ProfileView:
     def html(self) -> str:
         lessons = [self.lesson] if self.lesson else [
             x for x in LESSONS if any(r.get("lesson") == x for r in self.result["rows"])]
-        body = f"<p><em>{html.escape(self.note)}</em></p>"
+        body = f"<p class='book-lab-note'><em>{html.escape(self.note)}</em></p>"
         if not self.lesson:
             from widgets.static import figure_html
 
@@ -614,21 +614,24 @@ def show(lesson: str | None = None, gpu: str | None = None, **_ignored) -> Profi
 
 
 def plot(results: list[dict]):
-    """Every counter that has a prediction, as measured / model (1 = the model exactly),
-    one series per lesson."""
+    """Every counter that has a prediction, as measured / model (1 = the model exactly):
+    one row per counter, one dot per kernel (its case in the hover), coloured by lesson."""
     from . import plotting as p
 
     fig = p.figure("What the profiler says, against the model")
+    rows = []
     for i, r, name in p.each(results):
         for k, lesson in enumerate(LESSONS):
             rs = [x for x in r["rows"] if x.get("lesson") == lesson and x.get("ratio")]
-            labels = [f"{x['case']}: {COUNTERS[x['counter']][0]}" for x in rs]
-            p.points(fig, i, labels, p.column(rs, "ratio"), f"{name}: {lesson}",
-                     mode="markers", series=k)
-    cats = [f"{x['case']}: {COUNTERS[x['counter']][0]}" for r in results[:1]
-            for x in r["rows"] if x.get("ratio")]
-    if cats:
-        p.model(fig, [cats[0], cats[-1]], [1.0, 1.0], "model (measured = predicted)")
-    p.axes(fig, "", "measured / model", xlog=None, ylog=True)
-    fig.update_layout(height=620, margin=dict(b=260))
-    return fig
+            counters = [COUNTERS[x["counter"]][0] for x in rs]
+            rows += [c for c in counters if c not in rows]
+            p.points(fig, i, p.column(rs, "ratio"), counters, f"{name}: {lesson}",
+                     mode="markers", series=k, text=p.column(rs, "case"),
+                     hovertemplate="%{text}<br>%{y}: %{x:.3f} of the model<extra></extra>")
+    if rows:
+        p.model(fig, [1.0, 1.0], [rows[0], rows[-1]], "model (measured = predicted)")
+    p.axes(fig, "measured / model (1 = the model exactly)", "", xlog=False, ylog=None, xunit="")
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=rows,
+                     autorange="reversed")
+    fig.update_layout(height=120 + 30 * len(rows), margin=dict(l=210))
+    return p.finish(fig)
