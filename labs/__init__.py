@@ -48,7 +48,7 @@ def show(name: str, gpu: str | None = None, reference: str | None = "T4-referenc
     """What a chapter's lab cell calls: a display object with the lab's plot and summary.
 
     With a CUDA GPU it runs the lab in quick mode; without one it loads the recorded
-    run (``gpu``, default: the first recorded real GPU, the H200) and the source notes'
+    run (``gpu``, default: the first recorded real GPU, the H200) and the T4 note's
     reference set, and says so in one line. A lab with a ``show`` of its own (the
     profile lab: ``labs.show("profile", lesson="simt")``) draws itself, given ``options``.
     """
@@ -74,5 +74,5 @@ def show(name: str, gpu: str | None = None, reference: str | None = "T4-referenc
     ctx = recorded[0]["context"]
     note = (f"No CUDA GPU here: showing the recorded run on an {ctx.get('gpu_name')} "
             f"({str(ctx.get('date', ''))[:10]})"
-            + (" beside the source notes' T4 figures." if ref else "."))
+            + (" beside the T4 figures measured in How GPUs Actually Run ML." if ref else "."))
     return LabView(name, results, note)

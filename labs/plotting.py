@@ -19,12 +19,18 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
 MODEL = dict(color="#7f7f7f", dash="dash", width=2)
 
 
+#: The document whose T4 measurements are the labs' reference set (references.bib:
+#: howgpusrunml).
+REFERENCE_SOURCE = "How GPUs Actually Run ML"
+
+
 def label(result: dict) -> str:
-    """'NVIDIA H200 (2026-11-29)' or 'Tesla T4 (source notes)'."""
+    """'NVIDIA H200 (2026-11-29)' or 'Tesla T4 (How GPUs Actually Run ML)' (the document the
+    reference figures were measured for)."""
     ctx = result.get("context", {})
     name = ctx.get("gpu_name", "?")
     if ctx.get("reference"):
-        return f"{name} (source notes)"
+        return f"{name} ({REFERENCE_SOURCE})"
     date = str(ctx.get("date", ""))[:10]
     return f"{name} ({date})" if date else name
 
