@@ -62,6 +62,16 @@ HAND = {
     "memory-6": lambda p: 32 * 2 ** p["log2n"] / DRAM[p["gpu"]],    # one 32-byte sector each
     "moves-11": lambda p: p["flops"] / TENSOR16[p["gpu"]] / 3600,
     "flash-3": lambda p: p["heads"] * (2 * p["seq"] ** 2 + p["seq"] * p["d"]) * 2,
+    "simt-2": lambda p: 100 * p["threads"] / (32 * math.ceil(p["threads"] / 32)),
+    # 32 lanes stride x elem bytes apart: every 64-byte burst holds 64 / (stride x elem)
+    # useful values while the stride is under a burst, one value a burst beyond it.
+    "memory-5": lambda p: DRAM[p["gpu"]] * (1 / p["stride"] if p["stride"] * p["elem"] <= 64
+                                             else p["elem"] / 64),
+    "memory-9": lambda p: p["passes"] * p["mb"] * 1e6 / 1.1e12,       # the T4 note's L2
+    "moves-1": lambda p: {"T4": 40 * 64, "H200": 132 * 128}[p["gpu"]] * 2 * p["mhz"] * 1e6,
+    "flash-4": lambda p: p["heads"] * (p["seq"] * p["d"] * 2 + 4 * p["seq"]),
+    # nb blocks a side; the nb (nb - 1) / 2 pairs above the diagonal are all masked
+    "flash-11": lambda p: (lambda nb: (nb - 1) / (2 * nb))(p["seq"] // p["block"]),
 }
 IDS = variants.ids()
 STUDENTS = [f"student-{k}" for k in range(40)]

@@ -2,7 +2,7 @@
 roof and FlashAttention."""
 from __future__ import annotations
 
-from perfmodel import hierarchy, little, machines, simt
+from perfmodel import clocks, hierarchy, little, machines, simt, softmax
 
 from . import define
 from ._fmt import a, count, pow2, sci, si
@@ -133,3 +133,72 @@ define(
         f"and the probabilities together, plus the output) for {p['heads']} heads, "
         f"$S = {count(p['seq'])}$, $d = {p['d']}$, in FP16."),
     answer=lambda p: hierarchy.attention_extra_bytes(p["seq"], p["d"], 1, p["heads"], 2.0))
+
+# --- More variants: a block size, a strided read, a cache reused, a clock, flash memory,
+# causal blocks ---------------------------------------------------------------------------
+
+define(
+    "simt-2", title="A block that is not a multiple of 32",
+    defaults={"threads": 48},
+    draw=lambda r: {"threads": r.choice([t for t in range(33, 1000) if t % 32])},
+    question=lambda p: (
+        f"A kernel is launched in blocks of {p['threads']} threads. Give the **share of the "
+        "issued lanes that hold a thread, in percent** (each block's warps are issued whole)."),
+    answer=lambda p: 100 * simt.block_lane_use(p["threads"]))
+
+define(
+    "memory-5", title="A strided read from DRAM",
+    defaults={"gpu": "H200", "stride": 4, "elem": 4},
+    draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
+                    "stride": r.choice((2, 3, 4, 8, 16, 32)), "elem": r.choice((4, 8))},
+    question=lambda p: (
+        f"A warp reads {'FP32' if p['elem'] == 4 else 'FP64'} values {p['stride']} elements "
+        f"apart from the DRAM of {a(p['gpu'])} "
+        f"({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}), which moves whole 64-byte "
+        "bursts. Give the **useful bandwidth in byte/s**."),
+    answer=lambda p: hierarchy.strided_bandwidth(machines.get(p["gpu"]).bandwidth("dram"),
+                                                 p["stride"], p["elem"], piece=64))
+
+define(
+    "memory-9", title="Passes over an array that stays in the L2",
+    defaults={"passes": 50, "mb": 2.0},
+    draw=lambda r: {"passes": r.randrange(10, 201, 10), "mb": r.choice((0.5, 1.0, 1.5, 2.0, 3.0))},
+    question=lambda p: (
+        f"On a T4, a kernel makes {p['passes']} passes over a {p['mb']:g} MB array that stays in "
+        f"the L2 cache, which the T4 note measured at "
+        f"{si(machines.notes_t4().bandwidth('l2'), 'B/s')}. Give the **time in seconds**."),
+    answer=lambda p: p["passes"] * p["mb"] * 1e6 / machines.notes_t4().bandwidth("l2"))
+
+define(
+    "moves-1", title="A peak from its parts",
+    defaults={"gpu": "T4", "mhz": 1590},
+    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "mhz": r.randrange(900, 2001, 15)},
+    question=lambda p: (
+        f"Give the **peak FP32 rate in FLOP/s** of {a(p['gpu'])} at a clock of "
+        f"{count(p['mhz'])} MHz ({machines.get(p['gpu']).sms} SMs × "
+        f"{machines.get(p['gpu']).fp32_lanes_per_sm} FP32 lanes, one FMA per lane per cycle)."),
+    answer=lambda p: clocks.peak(machines.get(p["gpu"]).sms,
+                                 machines.get(p["gpu"]).fp32_lanes_per_sm, p["mhz"] * 1e6))
+
+define(
+    "flash-4", title="The fused kernel's memory",
+    defaults={"heads": 16, "seq": 16384, "d": 64},
+    draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
+                    "d": r.choice((64, 128))},
+    question=lambda p: (
+        f"A fused attention kernel keeps, beside $Q$, $K$ and $V$, the FP16 output and one FP32 "
+        f"log-sum-exp per row and head. Give its **extra memory in bytes** for {p['heads']} "
+        f"heads, $S = {count(p['seq'])}$, $d = {p['d']}$."),
+    answer=lambda p: hierarchy.attention_extra_bytes(p["seq"], p["d"], 1, p["heads"], 2.0,
+                                                     flash=True))
+
+define(
+    "flash-11", title="Blocks a causal mask skips",
+    defaults={"seq": 4096, "block": 128},
+    draw=lambda r: {"seq": r.choice((1024, 2048, 4096, 8192, 16384, 32768)),
+                    "block": r.choice((64, 128, 256))},
+    question=lambda p: (
+        f"Causal attention with $S = {count(p['seq'])}$ in square blocks of {p['block']}: give "
+        "the **fraction of (query block, key block) pairs** the kernel can skip because every "
+        "score in them is masked."),
+    answer=lambda p: softmax.causal_skipped_fraction(p["seq"], p["block"]))
