@@ -32,7 +32,9 @@ def _unwrap(parent: nodes.Element) -> bool:
     last = kids[-1]
     parent.replace(last, nodes.Text(str(last)[:-1]))
     first = kids[opening]
-    parent.replace(first, nodes.Text(str(first)[:-2]))
+    # In HTML the number is written before the title's children (its own trailing space);
+    # in LaTeX it is the title's first child, and the title needs a space after it.
+    parent.replace(first, nodes.Text(str(first)[:-2] + (" " if opening else "")))
     return True
 
 

@@ -57,3 +57,30 @@ def test_a_numbered_exercise_in_a_twin_reads_as_in_the_book():
     text = ":::{exercise} Where the ridge sits\n:label: roofline-3\n\nBody.\n:::\n"
     out = colab_markdown.colab_markdown(text, targets={"roofline-3": "Exercise 4.3 (roofline-3)"})
     assert out.splitlines()[0] == "**Exercise 4.3: Where the ridge sits (`roofline-3`)**"
+
+
+def test_a_sphinx_build_titles_exercises_and_labels_citations(tmp_path):
+    # A two-page project with the book's two extensions: the titles and citations as a
+    # reader of the site sees them.
+    from sphinx.cmd.build import build_main
+
+    (tmp_path / "ch").mkdir()
+    (tmp_path / "references.bib").write_text(BIB)
+    (tmp_path / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_exercise', 'sphinxcontrib.bibtex', 'citations',"
+        " 'exercise_titles']\nmyst_enable_extensions = ['colon_fence']\n"
+        "bibtex_bibfiles = ['references.bib']\nbibtex_default_style = 'book'\n"
+        "bibtex_reference_style = 'label'\n")
+    (tmp_path / "index.md").write_text("# Book\n\n```{toctree}\n:numbered:\nch/a\nsources\n```\n")
+    (tmp_path / "sources.md").write_text("# Sources\n\n```{bibliography}\n```\n")
+    (tmp_path / "ch" / "a.md").write_text(
+        "# A\n\nAs {cite}`dao2022flashattention` showed.\n\n"
+        ":::{exercise} Where the ridge sits\n:label: roofline-3\n\nBody.\n:::\n\n"
+        ":::{solution} roofline-3\n:class: dropdown\n\nAnswer.\n:::\n")
+    assert build_main(["-W", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_b")]) == 0
+    page = (tmp_path / "_b" / "ch" / "a.html").read_text()
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "Exercise 1.1: Where the ridge sits (roofline-3)" in text
+    assert "Solution to Exercise 1.1: Where the ridge sits" in text
+    assert "[Dao 2022]" in text
