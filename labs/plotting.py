@@ -141,7 +141,7 @@ def _ticks(fig, name: str, ref: str, key: str, log: bool, unit: str) -> None:
     elif hi == lo:
         lo, hi = lo - 1, hi + 1
     else:
-        hi += 0.05 * (hi - lo)
+        lo, hi = (lo - 0.05 * (hi - lo) if lo > 0 else lo), hi + 0.05 * (hi - lo)
     axis = fig.layout[name]
     dom = axis.domain or (0, 1)
     if key == "x":

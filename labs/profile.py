@@ -624,7 +624,7 @@ def plot(results: list[dict]):
         for k, lesson in enumerate(LESSONS):
             rs = [x for x in r["rows"] if x.get("lesson") == lesson and x.get("ratio")]
             counters = [COUNTERS[x["counter"]][0] for x in rs]
-            rows += [c for c in counters if c not in rows]
+            rows += [c for c in dict.fromkeys(counters) if c not in rows]
             p.points(fig, i, p.column(rs, "ratio"), counters, f"{name}: {lesson}",
                      mode="markers", series=k, text=p.column(rs, "case"),
                      hovertemplate="%{text}<br>%{y}: %{x:.3f} of the model<extra></extra>")
