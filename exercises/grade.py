@@ -54,7 +54,20 @@ class Row:
 
     def csv(self) -> list[str]:
         pts = "" if self.points is None else f"{self.points:g}"
-        return [self.student, self.exercise, self.answer, self.expected, self.status, pts]
+        return [_cell(self.student), self.exercise, _cell(self.answer), self.expected,
+                self.status, pts]
+
+
+def _cell(text: str) -> str:
+    """A student's text as a spreadsheet shows it, never as a formula: text that starts
+    with = + - @ (and is not a plain number) gets a leading apostrophe."""
+    text = " ".join(str(text).split())
+    if text[:1] in ("=", "+", "-", "@"):
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text
 
 
 @dataclass

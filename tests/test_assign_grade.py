@@ -231,6 +231,15 @@ def test_the_check_cell_reads_answers_as_the_grader_does(capsys):
     assert "no answer yet" in check_answers(A, "ada", [V1], varied=[V1], history=[])
 
 
+def test_student_text_never_becomes_a_spreadsheet_formula():
+    from exercises.grade import Row
+
+    row = Row("=cmd|' /C calc'!A0", "w-1", "=HYPERLINK(\"http://x\")", "", "by hand", None)
+    student, _, answer, *_ = row.csv()
+    assert student.startswith("'=") and answer.startswith("'=")
+    assert Row("ada", "x-1", "-8.5", "1", "wrong", 0.0).csv()[2] == "-8.5"
+
+
 def test_reading_answers_never_runs_them():
     # Reading a cell that would delete files, loop forever or exhaust memory is just text.
     for source in ("import os; os.remove('x')", "while True: pass", "x = [0] * 10**12",
