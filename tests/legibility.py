@@ -3,8 +3,9 @@
 :data:`PROBE` runs in the page and returns, for each ``.book-figure``, its box and its
 text boxes (tick labels, titles, legend items, annotations, slider and menu labels) with
 their text and the points the traces draw (markers, and samples along lines). Python
-then judges: :func:`problems` lists text that leaves its figure, text that overlaps
-other text, and legends that cover drawn points. tests/test_figures_legible.py runs it
+then judges: :func:`problems` lists text that leaves its figure (or, drawn inside a
+plot area that clips it, that area), text that overlaps other text, ticks in plotly's
+"B" for billion or e-notation, and legends that cover drawn points. tests/test_figures_legible.py runs it
 over the site; scripts/legibility_report.py prints it for one page.
 """
 from __future__ import annotations
@@ -53,7 +54,20 @@ PROBE = r"""
       }
       // plotly writes 10^15 as "10" and a raised "15" (a tspan shifted by dy)
       const power = kind === "tick" && t.querySelector("tspan[dy^='-']:not(.line)") !== null;
-      texts.push({text: s, kind: kind, size: size, power: power, ...box(t)});
+      // text drawn under a clip path (a trace's text with cliponaxis) is cut at the edge
+      // of its plot area: record that area, so the part cut off counts as clipped
+      let clip = null;
+      const sub = t.closest(".subplot");
+      if (sub) {
+        let clipped = false;
+        for (let e = t; e && e !== sub; e = e.parentNode) {
+          if (e.getAttribute && e.getAttribute("clip-path")) { clipped = true; break; }
+        }
+        const name = Array.from(sub.classList).find(c => c !== "subplot");
+        const drag = name && gd.querySelector(".draglayer ." + name + " .nsewdrag");
+        if (clipped && drag) clip = box(drag);
+      }
+      texts.push({text: s, kind: kind, size: size, power: power, clip: clip, ...box(t)});
     });
     const points = [];
     gd.querySelectorAll(".scatterlayer .trace").forEach(tr => {
@@ -112,6 +126,8 @@ def problems(figure: dict) -> list[str]:
     for t in texts:
         if not _box(t).inside(frame):
             out.append(f"clipped {t['kind']} {t['text']!r}")
+        elif t.get("clip") and not _box(t).inside(_box(t["clip"])):
+            out.append(f"cut at the plot's edge: {t['kind']} {t['text']!r}")
     for i, a in enumerate(texts):
         for b in texts[i + 1:]:
             if _box(a).overlaps(_box(b)):

@@ -2,9 +2,10 @@
 a 1280 px window (a 688 px column) and a 760 px one (the column without the sidebar).
 
 tests/legibility.py's probe reads plotly's text boxes (ticks, titles, legend entries,
-annotations, slider and menu labels) and the drawn points; a figure passes when no text
-leaves the figure, no two texts overlap, no legend sits on drawn points and no tick
-writes plotly's "B" for billion or e-notation. Every figure is also saved as a
+annotations, slider and menu labels, text beside points) and the drawn points; a figure
+passes when no text leaves the figure or is cut at its plot area's edge, no two texts
+overlap, no legend sits on drawn points and no tick writes plotly's "B" for billion or
+e-notation. Every figure is also saved as a
 screenshot under _build/screenshots/legibility/ for a person to look at.
 
 The probe itself is tested first on a page made to fail, so a pass below means the
@@ -68,9 +69,11 @@ BAD = {
          "name": "a legend entry that is long enough to sit on the data"},
         {"type": "scatter", "x": [1, 6], "y": [1e10, 1e15], "yaxis": "y2", "mode": "lines",
          "showlegend": False},
+        {"type": "scatter", "x": [5.8], "y": [2e9], "mode": "text", "showlegend": False,
+         "text": ["a label the plot area cuts"], "textposition": "middle right"},
     ],
     "layout": {
-        "height": 360, "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
+        "height": 360, "margin": {"l": 10, "r": 160, "t": 10, "b": 40},
         "legend": {"x": 0.5, "y": 0.5, "xanchor": "center", "yanchor": "middle"},
         "xaxis": {"tickvals": [1, 1.05, 6], "ticktext": ["one tick label", "another one", "6"]},
         "yaxis": {"exponentformat": "B", "title": {"text": "a y title far too long to fit"}},
@@ -122,6 +125,7 @@ def test_the_probe_finds_what_a_reader_cannot_read(bad_page):
     assert "overlap: tick 'one tick label' and tick 'another one'" in text, text
     assert "clipped annotation 'an annotation past the right edge of it all'" in text, text
     assert re.search(r"legend covers \d+ drawn point", text), text
+    assert "cut at the plot's edge: text 'a label the plot area cuts'" in text, text
     assert re.search(r"billion: tick '\d+B'", text), text
     assert re.search(r"e-notation: tick '10\S?1[0-5]", text), text     # 10 and a raised 1x
 

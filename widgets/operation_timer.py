@@ -130,7 +130,7 @@ class OperationTimer(View):
                         "hovertemplate": "n=%{x:,}: %{y:.3s}s<extra>" + m.name + "</extra>"})
         be = self.breakeven(s)
         lo, hi = self._time_range(s)
-        won = {"mode": "lines+text", "x": [be, be], "y": [lo, hi],
+        won = {"mode": "lines+text", "x": [be, be], "y": [lo, hi / 1.5],
                "text": ["", f"GPU wins from n ≈ {be:,}"]} if be else \
             {"mode": "text", "x": [sizes[len(sizes) // 2]], "y": [hi / 3],
              "text": ["the GPU never wins"]}
