@@ -1,0 +1,142 @@
+"""Slider steps on the Widget gallery in headless Chromium, offline: book-plotly.js applies
+a step without plotly's whole-figure replot where the step leaves axes and legend as they
+are (see stepSlider there). Every slider of every widget is clicked with the mouse onto
+its last, first and middle tick; after each step
+
+- the page's plotly data holds the step's values (the values widgets/base.py computed
+  from perfmodel for that setting; tests/test_widgets_static.py checks those against
+  perfmodel), and
+- the figure's SVG is the one Plotly.restyle of the same step draws: the figure is
+  serialised, restyled with the step's arguments (a whole replot), serialised again, and
+  the two must be equal. Empty text groups (<g class="textpoint"></g>, which draw
+  nothing) are left out of both; plotly keeps or drops them depending on the path.
+
+No timing is asserted here: speed is measured by scripts/bench_widgets.py."""
+from __future__ import annotations
+
+import pytest
+
+import widgets
+
+pytestmark = pytest.mark.browser
+PAGE = "appendix/gallery.html"
+
+SERIALISE = r"""i => {
+  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  return Array.from(gd.querySelectorAll('.main-svg')).map(svg => {
+    const copy = svg.cloneNode(true);
+    copy.querySelectorAll('.hoverlayer, .slider-container, .updatemenu-container')
+        .forEach(n => n.remove());
+    return copy.outerHTML;
+  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '');
+}"""
+
+ARM = """i => {
+  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  window.__step = new Promise(resolve => {
+    const done = ev => { gd.removeListener('book_slider_step', done); resolve(ev.fast); };
+    gd.on('book_slider_step', done);
+  });
+}"""
+
+DATA_HOLDS_STEP = """([i, s, k]) => {
+  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  const [upd, idx] = gd.layout.sliders[s].steps[k].args;
+  const wrong = [];
+  idx.forEach((j, n) => Object.keys(upd).forEach(key => {
+    let v = gd.data[j];
+    for (const part of key.split('.')) v = v === undefined ? v : v[part];
+    const got = JSON.stringify(v === undefined ? null : v), want = JSON.stringify(upd[key][n]);
+    if (got !== want) wrong.push(`trace ${j} ${key}: ${got.slice(0, 80)} != ${want.slice(0, 80)}`);
+  }));
+  return wrong;
+}"""
+
+RESTYLE = """([i, s, k]) => {
+  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  const [upd, idx] = gd.layout.sliders[s].steps[k].args;
+  return Plotly.restyle(gd, upd, idx).then(() => true);
+}"""
+
+
+def slider_figures(page) -> list[tuple[int, str, int]]:
+    """(index, figure id, number of sliders) of the gallery's figures with sliders."""
+    figs = page.evaluate("() => Array.from(document.querySelectorAll('.book-figure')).map(f =>"
+                         " [f.id, (f.querySelector('.js-plotly-plot').layout.sliders || []).length])")
+    return [(i, fid, n) for i, (fid, n) in enumerate(figs) if n]
+
+
+def click_tick(page, fig: int, slider: int, tick: int) -> None:
+    group = page.locator(".book-figure").nth(fig).locator(".slider-group").nth(slider)
+    group.scroll_into_view_if_needed()
+    rail = group.locator(".slider-rail-rect").bounding_box()
+    box = group.locator(".slider-tick-rect").nth(tick).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+
+
+def test_every_step_draws_what_restyle_draws(open_page):
+    p = open_page(PAGE)
+    page = p.page
+    figures = slider_figures(page)
+    names = {getattr(widgets, w)().name for w in widgets.WIDGETS}
+    assert {fid.rsplit("-", 1)[0].removeprefix("book-figure-") for _, fid, _ in figures} \
+        <= names
+    how = {True: 0, False: 0}
+    problems = []
+    for i, fid, n_sliders in figures:
+        for s in range(n_sliders):
+            n = page.evaluate("([i, s]) => document.querySelectorAll('.book-figure .js-plotly-plot')"
+                              "[i].layout.sliders[s].steps.length", [i, s])
+            for k in dict.fromkeys([n - 1, 0, n // 2]):
+                active = page.evaluate("([i, s]) => document.querySelectorAll('.book-figure "
+                                       ".js-plotly-plot')[i].layout.sliders[s].active", [i, s])
+                if active == k:
+                    continue
+                page.evaluate(ARM, i)
+                click_tick(page, i, s, k)
+                fast = page.evaluate("window.__step")
+                how[fast] += 1
+                page.wait_for_timeout(50)
+                wrong = page.evaluate(DATA_HOLDS_STEP, [i, s, k])
+                if wrong:
+                    problems.append(f"{fid} slider {s} step {k}: data {wrong[:3]}")
+                drawn = page.evaluate(SERIALISE, i)
+                page.evaluate(RESTYLE, [i, s, k])
+                page.wait_for_timeout(50)
+                replotted = page.evaluate(SERIALISE, i)
+                if drawn != replotted:
+                    at = next((j for j, (a, b) in enumerate(zip(drawn, replotted)) if a != b),
+                              min(len(drawn), len(replotted)))
+                    problems.append(f"{fid} slider {s} step {k} ({'fast' if fast else 'replot'}):"
+                                    f" SVG differs at {at}: {drawn[max(0, at - 80):at + 80]!r}"
+                                    f" vs {replotted[max(0, at - 80):at + 80]!r}")
+    print(f"slider steps: {how[True]} without a replot, {how[False]} replotted")
+    assert problems == [], "\n".join(problems)
+    assert how[True] > 0, "no step took book-plotly.js's path without a replot"
+    assert p.errors == [] and p.blocked == []
+
+
+def test_steps_are_marked_for_book_plotly_and_themed(open_page):
+    """The site's figures carry their steps with execute false (book-plotly.js applies
+    them), the sliders a dropdown entry installs too; the Python figure itself keeps
+    plotly's default (a figure drawn outside the site steps by itself)."""
+    p = open_page(PAGE, theme="dark")
+    lay = p.figure_layout(0)
+    for sl in lay["sliders"]:
+        assert all(st.get("execute") is False for st in sl["steps"] if st["method"] == "restyle")
+        assert sl["bgcolor"] == "#2b2f36" and sl["activebgcolor"] == "#5c6470"
+    for menu in lay["updatemenus"]:
+        for button in menu["buttons"]:
+            for sl in button["args"][1].get("sliders", []):
+                assert all(st.get("execute") is False for st in sl["steps"])
+                assert sl["bgcolor"] == "#2b2f36"
+    fig = widgets.roofline_explorer().static_figure().to_plotly_json()
+    assert all("execute" not in st for sl in fig["layout"]["sliders"] for st in sl["steps"])
+    # A dropdown entry installs its own sliders: they keep the dark rails.
+    plot = p.page.locator(".book-figure").nth(0)
+    plot.locator(".updatemenu-header-group").nth(0).click()
+    plot.locator(".updatemenu-item-text", has_text="machine: H100").first.click()
+    p.page.wait_for_timeout(300)
+    after = p.figure_layout(0)
+    assert [sl["bgcolor"] for sl in after["sliders"]] == ["#2b2f36"] * len(after["sliders"])
+    assert p.errors == [] and p.blocked == []
