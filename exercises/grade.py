@@ -9,7 +9,9 @@ that is gone, by the ``answer_<id> = ...`` line), and reads the number from the 
 source (:func:`exercises.notebook.read_answer`). Each answer is checked against the
 student's own numbers, recomputed here from ``assignment.json`` and the student's id (the
 file's name: ``submissions/<student>.ipynb`` or ``submissions/<student>/<any>.ipynb``), never
-against anything the notebook says about itself.
+against anything the notebook says about itself. When an editor has dropped the cells'
+metadata, answers are found by their ``answer_<id> = ...`` line and written answers by
+their place under the question.
 
 It writes, under ``--out``:
 
@@ -147,6 +149,24 @@ def _find(cells: list[dict], role: str, id: str) -> dict | None:
     return found[-1] if found else None
 
 
+def _written_by_position(cells: list[dict], id: str) -> dict | None:
+    """The written-answer cell of ``id`` when its metadata is gone (a notebook editor that
+    drops cell metadata): the first "*Your answer:*" text cell after the question whose
+    heading names the id."""
+    mark = re.compile(rf"\(`?{re.escape(id)}`?\)")
+    after = False
+    for c in cells:
+        if c.get("cell_type") != "markdown":
+            continue
+        text = _source(c)
+        if text.lstrip().startswith("*Your answer:*"):
+            if after:
+                return c
+            continue
+        after = bool(mark.search(text.split("\n", 1)[0]))
+    return None
+
+
 def _points(status: str, points: float, close_points: float) -> float:
     return {"right": points, "close": close_points * points}.get(status, 0.0)
 
@@ -198,7 +218,7 @@ def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: fl
         if ex["kind"] == "written":
             text = ""
             if not problem:
-                cell = _find(cells, "written", id)
+                cell = _find(cells, "written", id) or _written_by_position(cells, id)
                 text = re.sub(r"^\s*\*Your answer:\*\s*", "", _source(cell)).strip() if cell else ""
             sub.written[id] = text
             status = "by hand" if text else ("invalid" if path and problem else "missing")

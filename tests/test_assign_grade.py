@@ -1,9 +1,10 @@
 """Assign, fill, grade: the whole loop through the command line, as an instructor runs it.
 
-Three students get their own numbers; their notebooks are filled in here the way real
+Students get their own numbers; their notebooks are filled in here the way real
 submissions go wrong (right, close, wrong, malformed, a cell that raises, a loop that never
-ends, an edited question, a changed seed, a deleted answer cell, a classmate's notebook),
-plus a file that is not JSON and a student who handed in nothing. The gradebook must say
+ends, an edited question, a changed seed, a deleted answer cell, a classmate's notebook,
+a notebook whose editor dropped every cell's metadata), plus a file that is not JSON, a
+notebook from a student off the roster and a student who handed in nothing. The gradebook must say
 exactly what each is. The exercises are picked from the registry (those with variants,
 one without, one written), so that chapters may add or drop exercises."""
 from __future__ import annotations
@@ -25,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import colab_markdown  # noqa: E402
 import make_notebooks  # noqa: E402
 
-ROSTER = ["ada", "bo", "cy", "eve"]   # eve hands in nothing
+ROSTER = ["ada", "bo", "cy", "eve", "gus"]   # gus hands in nothing
 A = "hw-test"
 
 
@@ -129,6 +130,14 @@ def graded(tmp_path_factory):
     (subs / "cy.ipynb").write_text(json.dumps(cy))
 
     (subs / "dan.ipynb").write_text('{"cells": [ not json')  # not on the roster either
+
+    eve = json.loads((out / "eve.ipynb").read_text())    # an editor dropped every cell's
+    _set(eve, "answer", V1, f"{variable(V1)} = {_truth(V1, 'eve')!r}")  # metadata
+    _set(eve, "written", WRITTEN, "*Your answer:* Read the bytes once.")
+    for c in eve["cells"]:
+        c["metadata"] = {}
+    (subs / "eve.ipynb").write_text(json.dumps(eve))
+    (subs / "fay.ipynb").write_text(json.dumps(books["cy"]))  # nothing answered, off roster
     grades = tmp / "grades"
     got = _run("grade", str(out / "assignment.json"), str(subs), "--out", str(grades))
     assert got.returncode == 0, got.stderr
@@ -175,18 +184,22 @@ def test_the_gradebook_says_what_each_is(graded):
         ("bo", PLAIN): ("right", "1"), ("bo", WRITTEN): ("missing", ""),
         ("cy", V1): ("wrong", "0"), ("cy", V2): ("wrong", "0"), ("cy", V3): ("wrong", "0"),
         ("cy", PLAIN): ("missing", "0"), ("cy", WRITTEN): ("missing", ""),
-        ("eve", V1): ("missing", "0"), ("eve", PLAIN): ("missing", "0"),
-        ("eve", WRITTEN): ("missing", ""),
+        ("eve", V1): ("right", "1"), ("eve", PLAIN): ("missing", "0"),
+        ("eve", WRITTEN): ("by hand", ""),
+        ("fay", V1): ("missing", "0"), ("fay", PLAIN): ("missing", "0"),
+        ("fay", WRITTEN): ("missing", ""),
+        ("gus", V1): ("missing", "0"), ("gus", PLAIN): ("missing", "0"),
+        ("gus", WRITTEN): ("missing", ""),
         ("dan", V1): ("invalid", "0"), ("dan", PLAIN): ("invalid", "0"),
     }
     for (student, id), (status, points) in want.items():
         r = _row(rows, student, id)
         assert (r["status"], r["points"]) == (status, points), (student, id, r)
     assert list(rows[0]) == ["student", "exercise", "answer", "expected", "status", "points"]
-    assert {r["student"] for r in rows} == {"ada", "bo", "cy", "eve", "dan"}
-    assert len(rows) == 5 * 5
+    assert {r["student"] for r in rows} == {"ada", "bo", "cy", "eve", "gus", "dan", "fay"}
+    assert len(rows) == 7 * 5
     # Expected is each student's own number (cy's differs from ada's, whose answers cy sent).
-    for s in ("ada", "bo", "cy", "eve", "dan"):
+    for s in ("ada", "bo", "cy", "eve", "gus", "dan", "fay"):
         for id in (V1, V2, V3, PLAIN):
             assert float(_row(rows, s, id)["expected"]) == pytest.approx(_truth(id, s), rel=1e-5)
     assert _row(rows, "ada", WRITTEN)["answer"] == "Fuse the kernels; store FP16."
@@ -208,7 +221,9 @@ def test_feedback_and_rubric(graded):
     assert "made for 'ada'" in cy and f"The answer cell of {PLAIN} is missing" in cy
     dan = (grades / "feedback" / "dan.md").read_text()
     assert "cannot be read" in dan and "not on the assignment's roster" in dan
-    assert "no submission" in (grades / "feedback" / "eve.md").read_text().lower()
+    assert "no submission" in (grades / "feedback" / "gus.md").read_text().lower()
+    eve = (grades / "feedback" / "eve.md").read_text()
+    assert "metadata is gone" in eve
     rubric = (grades / "rubric.md").read_text()
     assert f"## {WRITTEN}" in rubric and "Fuse the kernels; store FP16." in rubric
     assert "Model answer" in rubric
