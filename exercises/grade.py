@@ -252,7 +252,8 @@ def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: fl
             msg = reading.message + (f" (when you ran it, the cell raised {raised})"
                                      if raised else "")
             status = "missing" if reading.status == "empty" else "invalid"
-            sub.rows.append(Row(student, id, reading.text, truth, status, 0.0, msg))
+            shown = "" if reading.status == "empty" else reading.text
+            sub.rows.append(Row(student, id, shown, truth, status, 0.0, msg))
             continue
         verdict = judge(inst.exercise, reading.value, inst.answer)
         msg = str(verdict) + (f" (Note: when you ran it, the cell raised {raised}.)"
