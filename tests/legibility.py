@@ -73,7 +73,7 @@ PROBE = r"""
     gd.querySelectorAll(".scatterlayer .trace").forEach(tr => {
       if (!visible(tr)) return;
       tr.querySelectorAll("path.point").forEach(p => {
-        const b = box(p); points.push({x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2});
+        const b = box(p); points.push({x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2, marker: true});
       });
       tr.querySelectorAll("path.js-line").forEach(p => {
         const n = p.getTotalLength ? p.getTotalLength() : 0;
@@ -139,6 +139,13 @@ def problems(figure: dict) -> list[str]:
             out.append(f"billion: tick {t['text']!r} (write G with the unit)")
         elif ENOTATION.search(t["text"]) or t.get("power"):
             out.append(f"e-notation: tick {t['text']!r}")
+    markers = [p for p in figure["points"] if p.get("marker")]
+    for t in texts:
+        if t["kind"] in ("text", "annotation"):
+            inner = Box(t["x0"] + 1, t["y0"] + 1, t["x1"] - 1, t["y1"] - 1)
+            under = sum(inner.holds(p["x"], p["y"]) for p in markers)
+            if under:
+                out.append(f"{t['kind']} {t['text']!r} covers {under} drawn point(s)")
     if figure.get("legend"):
         legend = _box(figure["legend"])
         covered = sum(legend.holds(p["x"], p["y"]) for p in figure["points"])
