@@ -20,26 +20,34 @@ REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
 T4_STAIRCASE = machines.notes_t4()
 
 
-def largest_fp32_tile_t4() -> float:
-    return hierarchy.largest_tile(SHARED_T4, elem_bytes=4)
+def largest_fp16_tile_t4() -> float:
+    """memory-3: two square FP16 tiles in the most shared memory a T4 block can have."""
+    return hierarchy.largest_tile(machines.get("T4").hardware("shared_per_block_bytes"),
+                                  elem_bytes=2)
 
 
-def h200_bf16_ridge_tile() -> float:
-    return hierarchy.tile_for_intensity(machines.get("H200").ridge("bf16_tensor"), elem_bytes=2)
+def b200_bf16_ridge_tile() -> float:
+    """memory-4: the smallest BF16 tile edge whose T/2 reaches the B200's BF16 ridge."""
+    return hierarchy.tile_for_intensity(machines.get("B200").ridge("bf16_tensor"), elem_bytes=2)
 
 
 def h200_stride4_dram() -> float:
     return hierarchy.strided_bandwidth(machines.get("H200").bandwidth("dram"), 4, 4, piece=64)
 
 
-def aos_one_field_time() -> float:
-    moved = hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, [0], layout="aos")
-    return moved / machines.get("H200").bandwidth("dram")
+POSITION = [0, 4, 8]           # memory-6: x, y, z, the first three fields of each record
 
 
-def transpose_naive_over_tiled() -> float:
-    return (hierarchy.transpose_bytes(TRANSPOSE_N, 4, piece=32, tiled=False)
-            / hierarchy.transpose_bytes(TRANSPOSE_N, 4, piece=32, tiled=True))
+def aos_position_time() -> float:
+    """memory-6: an A100 reading x, y and z of every particle stored as 32-byte records."""
+    moved = hierarchy.struct_bytes_moved(PARTICLES, PARTICLE_BYTES, POSITION, layout="aos")
+    return moved / machines.get("A100").bandwidth("dram")
+
+
+def transpose_naive_over_tiled(elem_bytes: int = 2) -> float:
+    """memory-7: naive over tiled transpose traffic, FP16 by default."""
+    return (hierarchy.transpose_bytes(TRANSPOSE_N, elem_bytes, piece=32, tiled=False)
+            / hierarchy.transpose_bytes(TRANSPOSE_N, elem_bytes, piece=32, tiled=True))
 
 
 def gather_slowdown() -> float:
@@ -74,29 +82,29 @@ register("memory-2", CHAPTER,
          lambda: float(access.padded_column_ways(PADDED_ROW)), unit="passes",
          hint="Lane k reads word 34k, in bank 34k mod 32 = 2k mod 32.")
 register("memory-3", CHAPTER,
-         "The largest edge T of two square FP32 tiles that fit in 48 KiB of shared memory.",
-         largest_fp32_tile_t4, unit="elements",
-         hint="2 x T^2 x 4 bytes <= 49,152 bytes; take the whole number below the root.")
+         "The largest edge T of two square FP16 tiles that fit in 64 KiB of shared memory.",
+         largest_fp16_tile_t4, unit="elements",
+         hint="2 x T^2 x 2 bytes <= 65,536 bytes; take the whole number below the root.")
 register("memory-4", CHAPTER,
-         "The smallest tile edge T whose BF16 step intensity T/2 reaches the H200's dense "
-         "BF16 tensor-core ridge (989 TFLOP/s over 4.8 TB/s).",
-         h200_bf16_ridge_tile, unit="elements",
-         hint="The ridge is about 206 FLOP/byte; T/2 must reach it.")
+         "The smallest tile edge T whose BF16 step intensity T/2 reaches the B200's dense "
+         "BF16 tensor-core ridge (2.25 PFLOP/s over 8 TB/s).",
+         b200_bf16_ridge_tile, unit="elements",
+         hint="The ridge is about 281 FLOP/byte; T/2 must reach it.")
 register("memory-5", CHAPTER,
          "Useful bandwidth on an H200 when a warp reads FP32 values 4 elements apart from "
          "DRAM (64-byte bursts, 4.8 TB/s), in byte/s.",
          h200_stride4_dram, unit="byte/s",
          hint="32 lanes x 16 bytes apart span 512 bytes: 8 bursts for 128 useful bytes.")
 register("memory-6", CHAPTER,
-         "Time on an H200 (4.8 TB/s) to read the x field of 2^26 particles stored as an array "
-         "of 32-byte structures, in seconds.",
-         aos_one_field_time, unit="s",
-         hint="Each lane's x sits in a sector of its own: 32 bytes moved per particle.")
+         "Time on an A100 (2.039 TB/s) to read x, y and z of 2^26 particles stored as an "
+         "array of 32-byte structures, in seconds.",
+         aos_position_time, unit="s",
+         hint="x, y and z share one 32-byte sector per particle: 32 bytes moved each.")
 register("memory-7", CHAPTER,
-         "Bytes moved by a naive 8192 x 8192 FP32 transpose (coalesced reads, column-wise "
+         "Bytes moved by a naive 8192 x 8192 FP16 transpose (coalesced reads, column-wise "
          "writes, 32-byte sectors, nothing merged) over those of a tiled one.",
          transpose_naive_over_tiled, unit="x",
-         hint="Naive: 4 bytes read + one 32-byte sector written per element; tiled: 4 + 4.")
+         hint="Naive: 2 bytes read + one 32-byte sector written per element; tiled: 2 + 2.")
 register("memory-8", CHAPTER,
          "Predicted slowdown of a random FP32 gather out[i] = x[idx[i]] from DRAM against "
          "the same kernel with the indices in order, counting the 4-byte index, the 4-byte "

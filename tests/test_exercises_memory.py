@@ -16,16 +16,16 @@ EXPECTED = {
     # lane k reads word 34k; bank 34k mod 32 = 2k mod 32: 16 banks (0, 2, .., 30), two
     # lanes each (k and k + 16) with different words: 2 passes.
     "memory-2": 2,
-    # 2 x T^2 x 4 <= 49,152 -> T^2 <= 6,144 -> T = 78 (78^2 = 6,084; 79^2 = 6,241).
-    "memory-3": 78,
-    # ridge 989e12 / 4.8e12 = 206.04 FLOP/B; T/2 >= 206.04 -> T >= 412.08 -> 413.
-    "memory-4": 413,
+    # 64 KiB (CUDA guide, cc 7.5): 2 x T^2 x 2 <= 65,536 -> T^2 <= 16,384 -> T = 128.
+    "memory-3": 128,
+    # B200 ridge 2.25e15 / 8e12 = 281.25 FLOP/B; T/2 >= 281.25 -> T >= 562.5 -> 563.
+    "memory-4": 563,
     # stride 4: 32 lanes x 16 B = 512 B = 8 bursts of 64 B for 128 useful B -> 1/4 of 4.8 TB/s.
     "memory-5": H200_BW * 128 / 512,
-    # one 32-byte sector per particle: 2^26 x 32 B at 4.8 TB/s.
-    "memory-6": 2 ** 26 * 32 / H200_BW,
-    # naive (4 + 32) B per element, tiled (4 + 4) B: 36 / 8.
-    "memory-7": 36 / 8,
+    # x, y, z (bytes 0-11) in one 32-byte sector per particle: 2^26 x 32 B at 2.039 TB/s.
+    "memory-6": 2 ** 26 * 32 / 2.039e12,
+    # FP16: naive (2 + 32) B per element, tiled (2 + 2) B: 34 / 4.
+    "memory-7": 34 / 4,
     # in order: 4 + 4 + 4 = 12 B moved and useful; random: 4 + 64 + 4 = 72 B moved: 72 / 12.
     "memory-8": 72 / 12,
     # 50 x 2 MB at 1.1 TB/s (the source notes' measured T4 L2).
@@ -41,13 +41,14 @@ EXPECTED = {
 
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("memory-1", 80),
-    ("memory-3", 78),
+    ("memory-3", 128),
     ("memory-5", 1.2e12),
-    ("memory-6", 447e-6),
+    ("memory-6", 1.05e-3),
     ("memory-8", 6),
 ]
 OFF = [  # wrong answers: not yet
-    ("memory-7", 9),
+    ("memory-7", 4.5),       # the FP32 ratio
+    ("memory-6", 2 ** 26 * 12 / 2.039e12),   # only the 12 useful bytes
     ("memory-8", 68 / 8),     # the lab's gather, without the store
     ("memory-2", 32),         # the unpadded tile
 ]

@@ -59,7 +59,8 @@ HAND = {
     "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32, REGISTERS // (p["regs"] * 32))
                             * 32 * p["loads"] * 16),
     "memory-3": lambda p: math.isqrt(p["kib"] * 1024 // (2 * p["elem"])),
-    "memory-6": lambda p: 32 * 2 ** p["log2n"] / DRAM[p["gpu"]],    # one 32-byte sector each
+    # x, y, z: bytes 0-11 of a record that starts at a multiple of 16, one 32-byte sector each
+    "memory-6": lambda p: 32 * 2 ** p["log2n"] / DRAM[p["gpu"]],
     "moves-11": lambda p: p["flops"] / TENSOR16[p["gpu"]] / 3600,
     "flash-3": lambda p: p["heads"] * (2 * p["seq"] ** 2 + p["seq"] * p["d"]) * 2,
     "simt-2": lambda p: 100 * p["threads"] / (32 * math.ceil(p["threads"] / 32)),

@@ -87,7 +87,7 @@ define(
 
 define(
     "memory-3", title="Tiles in shared memory",
-    defaults={"kib": 48, "elem": 4},
+    defaults={"kib": 64, "elem": 2},
     draw=lambda r: {"kib": r.choice((16, 32, 48, 64, 96, 100, 164, 228)), "elem": r.choice((2, 4))},
     question=lambda p: (
         f"Give the **largest edge $T$** (in elements) of two square "
@@ -96,16 +96,17 @@ define(
     answer=lambda p: float(hierarchy.largest_tile(p["kib"] * 1024, elem_bytes=p["elem"])))
 
 define(
-    "memory-6", title="One field of an array of structures",
-    defaults={"gpu": "H200", "log2n": 26, "record": 32},
+    "memory-6", title="Positions from an array of structures",
+    defaults={"gpu": "A100", "log2n": 26, "record": 32},
     draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
                     "log2n": r.randrange(20, 29), "record": r.choice((32, 48, 64, 128))},
     question=lambda p: (
-        f"Particles are stored as an array of {p['record']}-byte structures whose first field "
-        f"is the FP32 coordinate $x$. Give the **time in seconds** {a(p['gpu'])} "
-        f"({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}) takes to read $x$ of "
-        f"{pow2(p['log2n'])} particles (32-byte sectors)."),
-    answer=lambda p: (hierarchy.struct_bytes_moved(2 ** p["log2n"], p["record"], [0], layout="aos")
+        f"Particles are stored as an array of {p['record']}-byte structures whose first three "
+        f"fields are the FP32 coordinates $x$, $y$, $z$. Give the **time in seconds** "
+        f"{a(p['gpu'])} ({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}) takes to read "
+        f"$x$, $y$ and $z$ of {pow2(p['log2n'])} particles (32-byte sectors)."),
+    answer=lambda p: (hierarchy.struct_bytes_moved(2 ** p["log2n"], p["record"], [0, 4, 8],
+                                                   layout="aos")
                       / machines.get(p["gpu"]).bandwidth("dram")))
 
 # --- Chapter 9: why the roof moves ----------------------------------------------------
