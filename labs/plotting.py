@@ -140,6 +140,9 @@ def _ticks(fig, name: str, ref: str, key: str, log: bool, unit: str) -> None:
         lo, hi = lo / pad, hi * pad
     elif hi == lo:
         lo, hi = lo - 1, hi + 1
+    elif 0 < lo < 0.15 * (hi - lo):
+        lo, hi = 0.0, hi * 1.05            # near zero: start the axis at zero
+        fig.layout[name].rangemode = "tozero"
     else:
         lo, hi = (lo - 0.05 * (hi - lo) if lo > 0 else lo), hi + 0.05 * (hi - lo)
     axis = fig.layout[name]

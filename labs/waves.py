@@ -144,16 +144,20 @@ def plot(results: list[dict]):
             rs = []
             for layout in LAYOUTS:
                 rs = sorted(p.rows(r, sweep=sweep, layout=layout), key=lambda row: row["n"])
+                # points, not a line: a line would join n and n + 1 into a sawtooth
                 p.points(fig, i, p.column(rs, "n"), p.column(rs, "flops"),
                          f"{name}{dt}: {layout} rows", col=col, showlegend=col == 1,
-                         mode="markers" if sweep == "fine" else "markers+lines",
-                         series=LAYOUTS.index(layout),
+                         mode="markers", series=LAYOUTS.index(layout),
                          text=[f"{row['tiles']} tiles, {row['waves']} wave(s)" for row in rs])
             if i == 0 and rs:
+                import plotly.graph_objects as go
+
                 sms = r["params"].get("sms", r["context"].get("sms"))
-                p.model(fig, p.column(rs, "n"), p.column(rs, "model_flops"),
-                        f"waves model, 256 x 128 tiles on {sms} SMs", col=col,
-                        showlegend=col == 1)
+                fig.add_trace(go.Scatter(
+                    x=p.column(rs, "n"), y=p.column(rs, "model_flops"), mode="markers",
+                    name=f"waves model, 256 x 128 tiles on {sms} SMs", showlegend=col == 1,
+                    marker=dict(symbol="line-ew", size=14, line=dict(width=2, color="#7f7f7f"))),
+                    row=1, col=col)
     p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=1)
     p.axes(fig, "n", "FLOP/s", xlog=False, ylog=False, col=2)
     return p.finish(fig)
