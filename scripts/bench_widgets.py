@@ -6,7 +6,8 @@ Prints, per widget:
    until the FigureWidget holds the recomputed traces; every slider of every widget,
    stepped back and forth (median);
 2. static slider step, in headless Chromium on the built gallery page (offline): from a
-   mouse press on a tick of the widget's first slider until the browser has rendered a
+   mouse press on a tick of the widget's first slider (released once the step has been
+   measured, as a hand releases it later) until the browser has rendered a
    frame holding the redrawn figure (median and worst of the rounds), and how the step
    was drawn (book-plotly.js's fast path or a whole replot).
 
@@ -14,7 +15,8 @@ Prints, per widget:
 figure (its sliders, menus and hover layer left out) notes the first change to what it
 draws; a change made inside an animation-frame callback is rendered in that frame, any
 other change in the next one; the time is taken in the first task after that frame's
-rendering (a MessageChannel message posted then). The old measure (the next animation
+rendering (a MessageChannel message posted then); "(changed)" is the median time to
+the figure's first change, the rest is waiting for and rendering the frame. The old measure (the next animation
 frame after plotly_restyle) does not see a step that is not drawn by Plotly.restyle.
 
 Run: .venv/bin/python scripts/bench_widgets.py [--static-only] [--site DIR] [--rounds N]
@@ -80,6 +82,7 @@ MEASURE = """() => {
   const raf = window.requestAnimationFrame.bind(window);
   const obs = new MutationObserver(recs => {
     if (window.__t0 && !window.__t1 && !window.__pending && drawn(recs)) {
+      window.__tdom = performance.now();
       window.__pending = true;           // changed outside a frame: rendered in the next
       raf(afterRendering);
     }
@@ -88,6 +91,7 @@ MEASURE = """() => {
     try { cb(t); } finally {             // changed in this frame's callbacks: rendered now
       const recs = obs.takeRecords();
       if (window.__t0 && !window.__t1 && !window.__pending && drawn(recs)) {
+        window.__tdom = performance.now();
         window.__pending = true; afterRendering();
       }
     }
@@ -96,12 +100,13 @@ MEASURE = """() => {
     {subtree: true, childList: true, attributes: true, characterData: true}));
   document.addEventListener('mousedown', () => {
     obs.takeRecords();
-    window.__t0 = performance.now(); window.__t1 = 0; window.__pending = false;
+    window.__t0 = performance.now(); window.__t1 = 0; window.__tdom = 0; window.__pending = false;
   }, true);
 }"""
 
 
-def browser_steps(rounds: int = 8, site: pathlib.Path = SITE) -> dict[str, dict]:
+def browser_steps(rounds: int = 8, site: pathlib.Path = SITE, only: list | None = None
+                  ) -> dict[str, dict]:
     """Per widget: the median and worst seconds from a mouse press on a slider tick to the
     rendered figure, and how its steps were drawn ({"fast": n, "replot": m})."""
     from playwright.sync_api import sync_playwright
@@ -131,26 +136,33 @@ def browser_steps(rounds: int = 8, site: pathlib.Path = SITE) -> dict[str, dict]
                 continue                            # a widget with dropdowns only
             name = next((w for w in widgets.WIDGETS
                          if fig_id.startswith("book-figure-" + getattr(widgets, w)().name + "-")), fig_id)
+            if only and name not in only:
+                continue
             group = page.locator(".book-figure").nth(i).locator(".slider-group").first
             group.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
             rail = group.locator(".slider-rail-rect").bounding_box()
             ticks = group.locator(".slider-tick-rect")
             n = ticks.count()
-            times, how = [], {}
+            times, dom, how = [], [], {}
             for _ in range(rounds):
                 active = page.evaluate(
                     "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i]"
                     ".layout.sliders[0].active", i)
                 box = ticks.nth(n - 1 if active == 0 else 0).bounding_box()
-                page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+                page.mouse.move(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+                page.mouse.down()                   # a press; released once measured
                 page.wait_for_function("window.__t1 > window.__t0", timeout=10000)
-                times.append(page.evaluate("window.__t1 - window.__t0") / 1000)
+                page.mouse.up()
+                t0, tdom, t1 = page.evaluate("[window.__t0, window.__tdom, window.__t1]")
+                times.append((t1 - t0) / 1000)
+                dom.append((tdom - t0) / 1000)
                 page.wait_for_timeout(150)          # let a replot's promise settle
                 kind = page.evaluate("i => document.querySelectorAll('.book-figure .js-plotly-plot')"
                                      "[i].dataset.lastStep || 'restyle'", i)
                 how[kind] = how.get(kind, 0) + 1
-            out[name] = {"median": statistics.median(times), "worst": max(times), "how": how}
+            out[name] = {"median": statistics.median(times), "worst": max(times),
+                         "dom": statistics.median(dom), "how": how}
         browser.close()
     httpd.shutdown()
     return out
@@ -163,6 +175,7 @@ def main() -> None:
     ap.add_argument("--static-only", action="store_true", help="skip the live (Python) part")
     ap.add_argument("--site", type=pathlib.Path, default=SITE, help="the built site to serve")
     ap.add_argument("--rounds", type=int, default=8, help="slider steps per widget")
+    ap.add_argument("--only", nargs="*", help="these widgets only (names as in widgets.WIDGETS)")
     opts = ap.parse_args()
     if not opts.static_only:
         live = live_updates()
@@ -173,13 +186,14 @@ def main() -> None:
     if not (opts.site / "appendix" / "gallery.html").exists():
         print("static step: build the book first (make book)")
         return
-    steps = browser_steps(opts.rounds, opts.site)
+    steps = browser_steps(opts.rounds, opts.site, opts.only)
     print(f"static slider step (mouse press -> frame rendered, Chromium), {opts.rounds} steps "
           "per widget:")
-    print(f"  {'widget':22s} {'median':>9s} {'worst':>9s}  drawn by")
+    print(f"  {'widget':22s} {'median':>9s} {'worst':>9s} {'(changed)':>10s}  drawn by")
     for k, v in steps.items():
         how = ", ".join(f"{n} {kind}" for kind, n in sorted(v["how"].items()))
-        print(f"  {k:22s} {v['median'] * 1e3:6.1f} ms {v['worst'] * 1e3:6.1f} ms  {how}")
+        print(f"  {k:22s} {v['median'] * 1e3:6.1f} ms {v['worst'] * 1e3:6.1f} ms "
+              f"{v['dom'] * 1e3:7.1f} ms  {how}")
     medians = [v["median"] for v in steps.values()]
     print(f"  median over widgets    {statistics.median(medians) * 1e3:6.1f} ms; "
           f"worst widget median {max(medians) * 1e3:.1f} ms")
