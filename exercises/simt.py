@@ -11,15 +11,17 @@ from .registry import register
 
 CHAPTER = "simt"
 
-ADD_N, ADD_BLOCK = 1_000_000, 256     # the vector add of the hierarchy section
+ADD_N, ADD_BLOCK = 1_000_000, 256     # the vector add of the hierarchy section (worked there)
+EX_N, EX_BLOCK = 10_000_000, 512      # simt-1: a larger launch, bigger blocks
 ODD_BLOCK = 48                        # a block size that is not a multiple of 32
 LONG_SHORT = (100, 40)                # instructions on the long and the short path
 LONG_SHARE = 0.25                     # share of the elements that take the long path
-ONE_IN = 128                          # one busy thread in this many
+ONE_IN = 512                          # simt-5: one busy thread in this many
 T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the T4 note's dependent chain and its step
-RARE_P, RARE_LEN, COMMON_LEN = 0.01, 200, 20
+RARE_P, RARE_LEN, COMMON_LEN = 0.005, 200, 20   # simt-7/8 (the section works 1%)
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
 REGS_T4 = 96                          # registers per thread of the occupancy exercise
+REGS_H200, BLOCK_H200 = 40, 128       # simt-11: an H200 kernel's registers and block
 BARRIER_WORK = (100, 300, 8)          # the worked barrier example: short, long, warps a block
 BARRIER_EX = (40, 200, 16, 2)         # simt-13: short, long, warps a block, slow warps
 
@@ -29,9 +31,9 @@ def mixed_fractions():
 
 
 register("simt-1", CHAPTER,
-         "Warps created by a launch over 1,000,000 elements with 256-thread blocks.",
-         lambda: simt.launch_warps(ADD_N, ADD_BLOCK), unit="warps",
-         hint="Round the blocks up first; each 256-thread block is 8 warps.")
+         "Warps created by a launch over 10,000,000 elements with 512-thread blocks.",
+         lambda: simt.launch_warps(EX_N, EX_BLOCK), unit="warps",
+         hint="Round the blocks up first; each 512-thread block is 16 warps.")
 register("simt-2", CHAPTER,
          "Share of the issued lanes that hold a thread when blocks have 48 threads, in percent.",
          lambda: 100 * simt.block_lane_use(ODD_BLOCK), unit="%",
@@ -49,8 +51,8 @@ register("simt-4", CHAPTER,
          hint="Useful work per lane is 0.25 x 100 + 0.75 x 40 instructions; every lane "
               "waits through 140.")
 register("simt-5", CHAPTER,
-         "Predicted time with one busy thread in 128, as a percentage of the time with every "
-         "thread busy.",
+         "Predicted time with one busy thread in 512, as a percentage of the time with every "
+         "thread busy, ignoring the floor of one warp's chain.",
          lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
          hint="Count the warps holding a busy lane, not the busy threads.")
 register("simt-6", CHAPTER,
@@ -59,16 +61,16 @@ register("simt-6", CHAPTER,
          lambda: simt.dependent_chain_time(T4_CHAIN, T4_STEP), unit="s",
          hint="Each step waits for the previous one's result.")
 register("simt-7", CHAPTER,
-         "Each lane independently takes a rare branch with probability 1%: the share of "
+         "Each lane independently takes a rare branch with probability 0.5%: the share of "
          "32-lane warps that must run the rare path, in percent.",
          lambda: 100 * simt.rare_path_warps(RARE_P), unit="%",
-         hint="A warp avoids the path only if all 32 lanes avoid it: 0.99^32.")
+         hint="A warp avoids the path only if all 32 lanes avoid it: 0.995^32.")
 register("simt-8", CHAPTER,
          "The rare path of simt-7 costs 200 instructions and the common one 20: slowdown of "
          "the random branch against the same work sorted by path.",
          lambda: simt.random_branch_slowdown(RARE_P, RARE_LEN, COMMON_LEN), unit="x",
-         hint="Random: nearly every warp issues the 20, and 27.5% also the 200. Sorted: "
-              "0.01 x 200 + 0.99 x 20 per warp.")
+         hint="Random: nearly every warp issues the 20, and 14.8% also the 200. Sorted: "
+              "0.005 x 200 + 0.995 x 20 per warp.")
 register("simt-9", CHAPTER,
          "One warp loops over 32 sequences, one per thread: 31 of 100 tokens and one of "
          "1,000. Share of its lane slots doing useful work, in percent.",
@@ -80,10 +82,10 @@ register("simt-10", CHAPTER,
          lambda: 100 * simt.occupancy("T4", REGS_T4, 256), unit="%",
          hint="Only whole blocks fit: how many blocks of 256 x 96 registers?")
 register("simt-11", CHAPTER,
-         "The most registers per thread that lets an H200 SM (65,536 registers) hold its "
-         "full 2,048 threads.",
-         lambda: simt.registers_for_full_occupancy("H200"), unit="registers",
-         hint="Divide the register file by the thread limit.")
+         "Occupancy of an H200 SM (65,536 registers, at most 2,048 threads) running 128-thread "
+         "blocks of a kernel that needs 40 registers per thread, in percent.",
+         lambda: 100 * simt.occupancy("H200", REGS_H200, BLOCK_H200), unit="%",
+         hint="Only whole blocks fit: how many blocks of 128 x 40 registers?")
 register("simt-13", CHAPTER,
          "A block of 16 warps synchronises every iteration; 14 warps issue 40 instructions "
          "and 2 issue 200 between barriers. Share of the block's warp-time that is work, in "

@@ -13,7 +13,7 @@ GPUS = ("T4", "A100", "H100", "H200", "B200")
 
 define(
     "simt-1", title="Warps of a launch",
-    defaults={"n": 1_000_000, "block": 256},
+    defaults={"n": 10_000_000, "block": 512},
     draw=lambda r: {"n": r.randrange(100_000, 10_000_001, 1000),
                     "block": r.choice((64, 96, 128, 192, 256, 512, 1024))},
     question=lambda p: (
@@ -23,8 +23,8 @@ define(
 
 define(
     "simt-7", title="A rare branch",
-    defaults={"p": 0.01},
-    draw=lambda r: {"p": r.choice((0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05))},
+    defaults={"p": 0.005},
+    draw=lambda r: {"p": r.choice((0.001, 0.002, 0.003, 0.01, 0.02, 0.03, 0.05))},
     question=lambda p: (
         f"Each lane of a 32-lane warp independently takes a rare branch with probability "
         f"{100 * p['p']:g}%. Give the **share of warps, in percent**, that must run the rare "
