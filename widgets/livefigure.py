@@ -1,61 +1,91 @@
-"""The live views' plotly FigureWidget, drawn only once its output is on the page.
+"""The live views' plotly FigureWidget: loaded once per page, drawn once shown.
 
-With plotly >= 6 ``FigureWidget`` is an anywidget whose ``render`` draws the figure at
-once (``Plotly.newPlot``) into an element that JupyterLab has not attached to the
-document yet. plotly.js then measures nothing: the figure takes its default width
-(700 px, whatever the output's width) and a table loses every string that contains a
-space (its text wrapping measures each word at zero width). Nothing redraws it until a
-later update happens to relayout the figure.
+With plotly >= 6 ``FigureWidget`` is an anywidget whose front-end module (about 5 MB,
+plotly.js inside) is sent and evaluated for every figure, and whose ``render`` draws at
+once. In JupyterLab 4 on a small machine that went wrong three ways:
 
-:func:`figure_class` returns a subclass whose front-end module is plotly's own, with one
-change: its ``render`` waits (a ``ResizeObserver`` on the view's element) until the
-element is in the document and has a width, then lets plotly draw. Later width changes
-(the side bar opened, the window resized) resize the figure through plotly.js's
-responsive handler. Everything else (messages, events, the model) is plotly's.
+- the view is rendered before JupyterLab attaches its element to the document, so
+  plotly.js measures nothing: the figure takes its default width (700 px, whatever the
+  output's) and a table loses every string that contains a space (its text wrapping
+  measures each word at zero width); nothing redraws it until a later update happens to;
+- anywidget gives a model 2 s to load its module; with a dozen figures displayed at once
+  each evaluating 5 MB of JavaScript, the later ones missed it ("[anywidget] Failed to
+  initialize model.") and never drew;
+- plotly opens the widget's comm in the middle of its constructor and sends the figure's
+  data and layout after it, so a view rendered in between drew an empty figure.
+
+:func:`figure_class` returns a subclass whose module is a small stand-in: it carries
+plotly's module as a string, evaluates it once per page (shared by every figure) without
+holding up anywidget's model set-up, and renders plotly's view only once the element is
+in the document and has a width (a ``ResizeObserver``); later width changes resize the
+figure through plotly.js's responsive handler. The comm opens only when the figure is
+built, with its data and layout in the first state. Messages, events and the model are
+plotly's own.
 
 With plotly 5 (Colab's 5.24 with ipywidgets 7.7) ``FigureWidget`` is the ipywidgets
-``jupyterlab-plotly`` widget, whose view already draws after it is attached and follows
-resizes; :func:`figure_class` returns it unchanged.
+``jupyterlab-plotly`` widget, whose view draws after it is attached; only the late comm
+opening applies there.
 """
 from __future__ import annotations
 
 import functools
-import re
+import hashlib
+import json
 
-#: The end of plotly's front-end module: ``export{A as FigureModel,B as FigureView,C as
-#: default};`` (minified names); the last such statement in the module.
-_EXPORTS = re.compile(r"export\s*\{([^{}]*)\}\s*;?")
+#: The stand-in module. __BOOK_SOURCE__: plotly's module as a JSON string;
+#: __BOOK_KEY__: where the page keeps its one evaluation of it (a hash of the source).
+_STUB_JS = r"""
+const SOURCE = __BOOK_SOURCE__;
+const KEY = __BOOK_KEY__;
 
-#: Appended to plotly's module; ``__BOOK_INNER__`` is replaced by the local name of
-#: plotly's default export (a function returning {initialize, render}).
-_DEFER_JS = r"""
-const __bookInner = __BOOK_INNER__;
-function __bookDrawWhenShown() {
-  const inner = __bookInner();
+function plotlyWidget() {
+  // plotly's module, evaluated once per page whatever the number of figures.
+  if (!globalThis[KEY]) {
+    const url = URL.createObjectURL(new Blob([SOURCE], {type: 'text/javascript'}));
+    globalThis[KEY] = import(url);
+  }
+  return globalThis[KEY];
+}
+
+export default function bookFigure() {
+  let widget = null;  // a promise of plotly's {initialize, render} for this model
   return {
-    initialize(ctx) { return inner.initialize(ctx); },
+    initialize(ctx) {
+      // Not awaited: anywidget allows a model 2 s to set up.
+      widget = plotlyWidget().then(mod => {
+        const w = mod.default();
+        w.initialize(ctx);
+        return w;
+      });
+      widget.catch(e => console.error('plotly FigureWidget failed to load', e));
+    },
     render(ctx) {
       const el = ctx.el;
-      let cleanup = null, stopped = false, width = 0, observer = null;
+      let cleanup = null, stopped = false, width = 0, observer = null, ready = null;
       const shownWidth = () => (el.isConnected ? el.getBoundingClientRect().width : 0);
-      const draw = () => { width = shownWidth(); cleanup = inner.render(ctx); };
       const check = () => {
-        if (stopped) return;
+        if (stopped || ready === null) return;
         const w = shownWidth();
         if (w <= 0) return;
-        if (cleanup === null) draw();
-        else if (Math.abs(w - width) >= 1) {
+        if (cleanup === null) {
+          width = w;
+          cleanup = ready.render(ctx);
+        } else if (Math.abs(w - width) >= 1) {
           width = w;
           if (typeof el._responsiveChartHandler === 'function') el._responsiveChartHandler();
         }
       };
-      if (typeof ResizeObserver === 'function') {
-        observer = new ResizeObserver(check);
-        observer.observe(el);
-        check();
-      } else {
-        draw();
-      }
+      widget.then(w => {
+        ready = w;
+        if (stopped) return;
+        if (typeof ResizeObserver === 'function') {
+          observer = new ResizeObserver(check);
+          observer.observe(el);
+          check();
+        } else {
+          cleanup = w.render(ctx);
+        }
+      });
       return () => {
         stopped = true;
         if (observer) observer.disconnect();
@@ -64,35 +94,14 @@ function __bookDrawWhenShown() {
     },
   };
 }
-export default __bookDrawWhenShown;
 """
 
 
-def deferred_esm(source: str) -> str | None:
-    """plotly's front-end module ``source`` with its default export wrapped so that the
-    figure is drawn once its element is shown; None when the module does not end in the
-    export statement this expects (then plotly's module is used as it is)."""
-    if not isinstance(source, str):
-        raise TypeError(f"source must be the module's JavaScript text, got {type(source).__name__}")
-    matches = list(_EXPORTS.finditer(source))
-    if not matches:
-        return None
-    last = matches[-1]
-    names, inner = [], None
-    for part in last.group(1).split(","):
-        words = part.split()
-        if len(words) == 3 and words[1] == "as" and words[2] == "default":
-            inner = words[0]
-        elif part.strip():
-            names.append(part.strip())
-    if inner is None or not re.fullmatch(r"[A-Za-z_$][\w$]*", inner):
-        return None
-    rest = source[last.end():]
-    if re.sub(r"/\*.*?\*/|//[^\n]*", "", rest, flags=re.S).strip():
-        return None  # code after the exports: not the module layout this expects
-    exports = f"export{{{','.join(names)}}};" if names else ""
-    return (source[:last.start()] + exports + rest
-            + _DEFER_JS.replace("__BOOK_INNER__", inner))
+def stub_esm(source: str) -> str:
+    """The stand-in module for plotly's front-end module ``source``."""
+    key = "__bookPlotlyWidget_" + hashlib.sha256(source.encode()).hexdigest()[:16]
+    return (_STUB_JS.replace("__BOOK_KEY__", json.dumps(key))
+            .replace("__BOOK_SOURCE__", json.dumps(source)))
 
 
 @functools.cache
@@ -101,21 +110,26 @@ def figure_class():
     import plotly.graph_objects as go
 
     esm = getattr(go.FigureWidget, "_esm", None)
-    if esm is None:  # plotly 5: the ipywidgets widget draws after it is attached
-        return go.FigureWidget
-    source = str(esm)  # anywidget's FileContents: the file's text
-    wrapped = deferred_esm(source)
-    if wrapped is None:
-        return go.FigureWidget
+    # plotly >= 6: anywidget, its module anywidget's FileContents (str() is the text).
+    stub = stub_esm(str(esm)) if esm is not None else None
+    attrs = {"_esm": stub} if stub is not None else {}
 
-    class BookFigureWidget(go.FigureWidget):
-        """plotly's FigureWidget, drawn once its output is shown (widgets/livefigure.py)."""
-
-        _esm = wrapped
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            # plotly.js then resizes the figure when asked to (see _DEFER_JS).
+    def __init__(self, *args, **kwargs):
+        self._book_built = False
+        super(cls, self).__init__(*args, **kwargs)
+        if stub is not None:  # plotly.js resizes the figure when asked to (_STUB_JS)
             self._config = {**(self._config or {}), "responsive": True}
+        self._book_built = True
+        self.open()
 
-    return BookFigureWidget
+    def open(self):
+        """Open the comm once the figure is built (see the module's docstring)."""
+        if getattr(self, "_book_built", True):
+            super(cls, self).open()
+
+    doc = ("plotly's FigureWidget, loaded once per page and drawn once shown "
+           "(widgets/livefigure.py).")
+    cls = type("BookFigureWidget", (go.FigureWidget,),
+               {**attrs, "__init__": __init__, "open": open, "__doc__": doc,
+                "__module__": __name__})
+    return cls
