@@ -472,8 +472,8 @@
        x: [x[0], ridge, x[1]], y: [x[0] * B, P, P], line: {color: colour, width: 3.5},
        hovertemplate: "%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>" + label + "</extra>"},
       {type: "scatter", mode: "lines+text", name: label + ": ridge " + ridge.toPrecision(3),
-       meta: "webgpu", x: [ridge, ridge], y: [P / 1e3, P], text: ["", "ridge " + ridge.toPrecision(3)],
-       textposition: "bottom right", line: {color: colour, dash: "dot", width: 1.5},
+       meta: "webgpu", x: [ridge, ridge], y: [P / 1e3, P], text: ["ridge " + ridge.toPrecision(3), ""],
+       textposition: "top right", line: {color: colour, dash: "dot", width: 1.5},
        hoverinfo: "skip", showlegend: false}];
     ops.forEach(function (op) {
       traces.push({type: "scatter", mode: "markers", name: op.name + " on " + label,

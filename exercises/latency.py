@@ -27,12 +27,20 @@ H200_LOADED_BW, H200_LOADED_LAT = 3.84e12, 1063e-9   # 32 streaming warps per SM
 SMALL_N = 10_000                # FP32 elements of the small kernel (exercise 2.5's note)
 
 
+A100_LAT = 500e-9               # latency-1: a round DRAM latency for an A100 (an assumption)
+ONE_WARP_LOADS = 4              # latency-2: independent 16-byte loads per thread of the lone warp
+
+
 def t4_bytes_in_flight() -> float:
     return little.bytes_in_flight(T4_BW, T4_LAT)
 
 
-def one_warp_bandwidth() -> float:
-    return little.achieved_bandwidth(little.in_flight(1, 1, 16), T4_CHASE, T4_READ_BW)
+def a100_bytes_in_flight() -> float:
+    return little.bytes_in_flight(machines.get("A100").bandwidth("dram"), A100_LAT)
+
+
+def one_warp_bandwidth(loads: int = ONE_WARP_LOADS) -> float:
+    return little.achieved_bandwidth(little.in_flight(1, loads, 16), T4_CHASE, T4_READ_BW)
 
 
 def t4_warps_float4() -> float:
@@ -78,14 +86,15 @@ def h200_dram_human_seconds() -> float:
 
 
 register("latency-1", CHAPTER,
-         "Bytes a T4 must keep in flight to sustain 320 GB/s when a DRAM load takes 400 ns.",
-         t4_bytes_in_flight, unit="B",
+         "Bytes an A100 must keep in flight to sustain 2.039 TB/s when a DRAM load takes "
+         "500 ns.",
+         a100_bytes_in_flight, unit="B",
          hint="Little's law: bytes in flight = bandwidth x latency.")
 register("latency-2", CHAPTER,
-         "Bandwidth one warp gets on a T4 when each of its 32 threads keeps one 16-byte load "
-         "open and a load takes 314 ns, in byte/s.",
+         "Bandwidth one warp gets on a T4 when each of its 32 threads keeps four independent "
+         "16-byte loads open and a load takes 314 ns, in byte/s.",
          one_warp_bandwidth, unit="B/s",
-         hint="32 x 16 bytes in flight, divided by the latency.")
+         hint="32 x 4 x 16 bytes in flight, divided by the latency.")
 register("latency-3", CHAPTER,
          "Warps a T4 needs to sustain its measured 275 GB/s at 314 ns when each thread keeps "
          "one 16-byte load open (round up).",
@@ -122,7 +131,7 @@ register("latency-9", CHAPTER,
          h200_loaded_in_flight, unit="B",
          hint="Little's law with the loaded latency, not the idle one.")
 register("latency-10", CHAPTER,
-         "On the recorded H200 (L1 43 cycles, L2 292, DRAM 667), with one L1 load stretched to "
-         "one second, how many seconds does a DRAM load take?",
-         h200_dram_human_seconds, unit="s",
-         hint="The ratio of the DRAM latency to the L1 latency.")
+         "On the recorded H200 (L1 43 cycles, L2 292, DRAM 667), with one DRAM load stretched "
+         "to one minute, how many seconds does an L1 load take?",
+         lambda: 60 / h200_dram_human_seconds(), unit="s",
+         hint="60 s times the ratio of the L1 latency to the DRAM latency.")

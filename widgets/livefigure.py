@@ -32,17 +32,21 @@ import functools
 import hashlib
 import json
 
-#: The stand-in module. __BOOK_SOURCE__: plotly's module as a JSON string;
-#: __BOOK_KEY__: where the page keeps its one evaluation of it (a hash of the source).
+#: The stand-in module. __BOOK_KEY__: where the page keeps its one evaluation of plotly's
+#: module (a hash of its source). The source itself is the "value" of one model per kernel
+#: (``_book_source`` holds its id), so it crosses the websocket once, not once a figure.
 _STUB_JS = r"""
-const SOURCE = __BOOK_SOURCE__;
 const KEY = __BOOK_KEY__;
 
-function plotlyWidget() {
+async function plotlyWidget(model) {
   // plotly's module, evaluated once per page whatever the number of figures.
   if (!globalThis[KEY]) {
-    const url = URL.createObjectURL(new Blob([SOURCE], {type: 'text/javascript'}));
-    globalThis[KEY] = import(url);
+    globalThis[KEY] = (async () => {
+      const holder = await model.widget_manager.get_model(model.get('_book_source'));
+      const url = URL.createObjectURL(
+        new Blob([holder.get('value')], {type: 'text/javascript'}));
+      return import(url);
+    })();
   }
   return globalThis[KEY];
 }
@@ -52,7 +56,7 @@ export default function bookFigure() {
   return {
     initialize(ctx) {
       // Not awaited: anywidget allows a model 2 s to set up.
-      widget = plotlyWidget().then(mod => {
+      widget = plotlyWidget(ctx.model).then(mod => {
         const w = mod.default();
         w.initialize(ctx);
         return w;
@@ -99,25 +103,45 @@ export default function bookFigure() {
 
 def stub_esm(source: str) -> str:
     """The stand-in module for plotly's front-end module ``source``."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be plotly's front-end module as a string; got "
+                        f"{type(source).__name__}")
     key = "__bookPlotlyWidget_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    return (_STUB_JS.replace("__BOOK_KEY__", json.dumps(key))
-            .replace("__BOOK_SOURCE__", json.dumps(source)))
+    return _STUB_JS.replace("__BOOK_KEY__", json.dumps(key))
+
+
+@functools.cache
+def _source_model(source: str):
+    """The model (no view) that carries plotly's module to the page, one per kernel."""
+    import ipywidgets
+    import traitlets
+
+    class PlotlyModule(ipywidgets.Widget):
+        value = traitlets.Unicode().tag(sync=True)
+
+    return PlotlyModule(value=source)
 
 
 @functools.cache
 def figure_class():
     """The FigureWidget class for the live views (see the module's docstring)."""
     import plotly.graph_objects as go
+    import traitlets
 
     esm = getattr(go.FigureWidget, "_esm", None)
     # plotly >= 6: anywidget, its module anywidget's FileContents (str() is the text).
-    stub = stub_esm(str(esm)) if esm is not None else None
-    attrs = {"_esm": stub} if stub is not None else {}
+    source = str(esm) if esm is not None else None
+    attrs = {} if source is None else {
+        "_esm": stub_esm(source),
+        "_book_source": traitlets.Unicode("").tag(sync=True)}
+    stub = source is not None
 
     def __init__(self, *args, **kwargs):
         self._book_built = False
         super(cls, self).__init__(*args, **kwargs)
-        if stub is not None:  # plotly.js resizes the figure when asked to (_STUB_JS)
+        if stub:
+            self._book_source = _source_model(source).model_id
+            # plotly.js resizes the figure when asked to (_STUB_JS)
             self._config = {**(self._config or {}), "responsive": True}
         self._book_built = True
         self.open()

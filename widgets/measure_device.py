@@ -41,7 +41,8 @@ def _dot_colors() -> list[str]:
 
 def figure():
     """The roofline the device joins: T4 and H200 FP32 roofs (datasheet) with their
-    ridges, and each op of :func:`dots` as a dot on each roof."""
+    ridges (labelled at their foot, away from the dots on the roofs), and each op of
+    :func:`dots` as a dot on each roof."""
     import plotly.graph_objects as go
 
     lo, hi = X_RANGE
@@ -56,7 +57,7 @@ def figure():
             hovertemplate="%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>" + name + "</extra>"))
         fig.add_trace(go.Scatter(
             x=[ridge, ridge], y=[peak / 1e3, peak], mode="lines+text", showlegend=False,
-            text=["", f"ridge {ridge:.3g}"], textposition="bottom right",
+            text=[f"ridge {ridge:.3g}", ""], textposition="top right",
             line={"color": color, "dash": "dot", "width": 1.5}, hoverinfo="skip"))
     symbols = {"T4": "circle", "H200": "square"}
     for op, color in zip(dots(), _dot_colors()):

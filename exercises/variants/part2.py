@@ -47,7 +47,7 @@ define(
 
 define(
     "latency-1", title="Bytes in flight",
-    defaults={"gpu": "T4", "ns": 400},
+    defaults={"gpu": "A100", "ns": 500},
     draw=lambda r: {"gpu": r.choice(GPUS), "ns": r.randrange(300, 801, 20)},
     question=lambda p: (
         f"Give the **bytes** {a(p['gpu'])} must keep in flight to sustain its datasheet "
