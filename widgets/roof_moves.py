@@ -51,6 +51,18 @@ class RoofMoves(View):
         """FLOP/s of a T4 unit at an SM clock (MHz): the datasheet peak scaled by the clock."""
         return self.t4.with_clock(clock_mhz * 1e6).peak_flops(unit)
 
+    def _circle_labels(self, model_clock: dict) -> list[str]:
+        """The workloads' short names by their circles; circles at one spot share a label."""
+        spots = {}
+        for k in WORKLOADS:
+            spot = (round(model_clock[k]), WORKLOADS[k][1] if WORKLOADS[k][1] != "fp32" else "fp32")
+            spots.setdefault(spot, []).append(k)
+        out = []
+        for k in WORKLOADS:
+            group = spots[(round(model_clock[k]), WORKLOADS[k][1])]
+            out.append(", ".join(SHORT[j] for j in group) if group[0] == k else "")
+        return out
+
     def traces(self, s: Settings) -> list[dict]:
         c, w = s["clock_mhz"], s["power_limit_w"]
         grid = [200 + 10 * k for k in range(140)]
@@ -68,20 +80,22 @@ class RoofMoves(View):
             {"type": "scatter", "mode": "markers+text", "name": "measured (notes)",
              "x": [v[1] / 1e6 for v in meas.values()], "y": [v[0] for v in meas.values()],
              "text": [f"{SHORT[k]} {units.si(v[0], 'FLOP/s')}, {v[2]:g} W" for k, v in meas.items()],
-             "textposition": ["middle left", "bottom right", "bottom right"], "textfont": {"size": 10},
+             "textposition": ["bottom right", "bottom right", "bottom right"], "textfont": {"size": 10},
              "marker": {"symbol": "x", "size": 11, "color": COLORS["accent"]},
              "xaxis": "x", "yaxis": "y"},
             {"type": "scatter", "mode": "lines+markers+text", "name": "chosen clock",
-             "x": [c, c, c], "y": [self.peak("fp32", c), self.peak("fp16_tensor", c), 1e14],
-             "text": [units.si(self.peak('fp32', c), "FLOP/s"), units.si(self.peak('fp16_tensor', c), "FLOP/s"), ""],
-             "textposition": "middle right", "cliponaxis": False,
+             # both peaks in one label at the top of the line, above every curve and mark
+             "x": [c, c, c], "y": [self.peak("fp32", c), self.peak("fp16_tensor", c), 1.15e14],
+             "text": ["", "", f"{c:g} MHz: {self.peak('fp32', c) / 1e12:.3g} and "
+                      f"{self.peak('fp16_tensor', c) / 1e12:.3g} TFLOP/s"],
+             "textposition": "bottom right" if c < 1000 else "bottom left", "cliponaxis": False,
              "marker": {"size": [9, 9, 0], "color": COLORS["ridge"]},
              "line": {"color": COLORS["ridge"], "dash": "dot"}, "xaxis": "x", "yaxis": "y",
              "showlegend": False},
             {"type": "scatter", "mode": "markers+text", "name": "model clock under the power limit",
              "x": [model_clock[k] for k in WORKLOADS],
              "y": [self.peak(WORKLOADS[k][1], model_clock[k]) for k in WORKLOADS],
-             "text": [SHORT[k] for k in WORKLOADS], "textposition": "top center",
+             "text": self._circle_labels(model_clock), "textposition": "top center",
              "textfont": {"size": 10, "color": COLORS["gpu"]},
              "customdata": [WORKLOADS[k][0] for k in WORKLOADS],
              "marker": {"symbol": "circle-open", "size": 14, "color": COLORS["gpu"], "line": {"width": 3}},
@@ -101,10 +115,10 @@ class RoofMoves(View):
 
     def layout(self, s: Settings) -> dict:
         h, w = self.height, self.plot_px()
-        return {"xaxis": {"domain": [0, 1], "anchor": "y", "range": [200, 1800],
+        return {"xaxis": {"domain": [0, 1], "anchor": "y", "range": [100, 1800],
                           "tickvals": list(range(200, 1601, 200)),
                           "title": {"text": "SM clock (MHz)", "standoff": 2}},
-                "yaxis": axes.log_axis("FLOP/s", 8e11, 1.2e14, "peak", vertical=True,
+                "yaxis": axes.log_axis("FLOP/s", 6.5e11, 1.2e14, "peak", vertical=True,
                                        length_px=h * (self.TOP[1] - self.TOP[0]),
                                        domain=list(self.TOP), anchor="x"),
                 "xaxis2": axes.log_axis("FLOP/B", *INTENSITY,
