@@ -167,9 +167,16 @@
       });
     });
   }
-  function stepSlider(gd, args) {
+  function stepSlider(gd, args, name) {
     if (gd._bookPendingReplot) gd._bookPendingReplot();   // a newer step replaces it
-    if (!canStepFast(gd)) return replot(gd, args);
+    // A slider whose steps have needed the whole replot twice and never less (its steps
+    // move an axis: coalescing's stride, the fusion chain's kernel count) restyles at once.
+    var tallies = gd._bookTally = gd._bookTally || {};
+    var tally = tallies[name || ""] = tallies[name || ""] || {fast: 0, replot: 0};
+    if (!canStepFast(gd) || (tally.replot >= 2 && tally.fast === 0)) {
+      tally.replot++;
+      return replot(gd, args);
+    }
     var calc = gd.calcdata;
     forgetAxisTypes(gd, args);
     var mods = gd._fullLayout._modules.slice(), animatable = mods.map(function (m) { return m.animatable; });
@@ -186,6 +193,7 @@
         // Restyle (the whole replot) once the transition has ended: plotly skips
         // autorange while one runs.
         gd._bookReplotWhy = [gd._bookDrawnFrame, now];
+        tally.replot++;
         var onEnd = function () { cancel(); replot(gd, args); };
         var cancel = function () {
           gd.removeListener("plotly_transitioned", onEnd);
@@ -204,6 +212,7 @@
         if (m.style && kinds.indexOf(m.basePlotModule) >= 0 && styles.indexOf(m.style) < 0) styles.push(m.style);
       });
       styles.forEach(function (style) { style(gd); });
+      tally.fast++;
       stepped(gd, true);
     };
     gd.on("plotly_transitioning", onTransitioning);
@@ -219,7 +228,7 @@
     gd.on("plotly_sliderchange", function (ev) {
       var step = ev && ev.step;
       if (!ev.interaction || !step || step.method !== "restyle" || step.execute !== false) return;
-      stepSlider(gd, step.args);
+      stepSlider(gd, step.args, ev.slider && ev.slider.name);
     });
   }
 
