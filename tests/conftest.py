@@ -97,7 +97,8 @@ class Page:
             "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i].data"
             ".map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || []),"
             " z: Array.from(t.z || [], r => Array.isArray(r) || ArrayBuffer.isView(r)"
-            " ? Array.from(r) : r), text: t.text, visible: t.visible}))", index)
+            " ? Array.from(r) : r), text: t.text, visible: t.visible,"
+            " cells: t.cells ? JSON.parse(JSON.stringify(t.cells.values || [])) : []}))", index)
 
     def figure_layout(self, index: int = 0):
         return self.page.evaluate(

@@ -11,8 +11,8 @@ CHAPTERS = [
     ("chapters/01_why_gpus.html", "why-gpus", 2,
      ["8.14 TFLOP/s", "383,333", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 12),
     # f = 10/110 and its 11x ceiling, Gustafson's 973x, the straggler's 12.8%, the toll table
-    ("chapters/02_parallelism.html", "parallelism", 2,
-     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (notes)"], 13),
+    ("chapters/02_parallelism.html", "parallelism", 1,
+     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 13),
     # the catalogue strip, the intensity calculator and the knob lab: vector add 1/12,
     # perfect-reuse matmul N/6, flash S/4
     ("chapters/03_intensity.html", "intensity", 3, ["0.083", "683", "512"], 13),
@@ -43,8 +43,9 @@ def _finite(values):
 
 
 def _snapshot(p, i):
-    """What a reader sees change: each trace's points, heatmap cells, labels, visibility."""
-    return [(t["name"], t["x"], t["y"], t["z"], t["text"], t["visible"])
+    """What a reader sees change: each trace's points, heatmap cells, labels, visibility,
+    and a table's cell text."""
+    return [(t["name"], t["x"], t["y"], t["z"], t["text"], t["visible"], t["cells"])
             for t in p.figure_data(i)]
 
 
@@ -96,8 +97,10 @@ def test_chapter_renders_offline(open_page, page, name, least, texts, exercises)
     for i in range(n):
         traces = p.figure_data(i)
         assert traces, f"figure {i} has no traces"
-        assert any(_finite(t["y"]) or _finite(t["x"]) for t in traces), f"figure {i} is empty"
-        assert _plots(p).nth(i).locator("g.trace, g.barlayer g.point, path.js-line").count(), \
+        assert any(_finite(t["y"]) or _finite(t["x"]) or any(t["cells"]) for t in traces), \
+            f"figure {i} is empty"
+        assert _plots(p).nth(i).locator("g.trace, g.barlayer g.point, path.js-line, "
+                                        "g.cell-text-holder").count(), \
             f"figure {i} drew nothing"
     text = p.page.locator("main").inner_text()
     for t in texts:

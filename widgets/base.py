@@ -41,6 +41,10 @@ MODE_ENV = static.MODE_ENV
 #: Pixel geometry of the static figure's controls: the title, a row of dropdowns, the x
 #: axis (ticks and title) under the plot, a row of sliders.
 TITLE_PX, MENU_PX, AXIS_PX, SLIDER_PX = 46, 38, 60, 52
+#: Height (px) of one entry of an open dropdown's list (plotly draws them 35 px apart at
+#: the figures' 12 px font): the figure is made tall enough for the whole list to open
+#: inside it, or the entries below its edge are clipped and cannot be clicked.
+MENU_ITEM_PX = 36
 
 #: Width (px) of the column a figure is drawn in (the site's content at a 1280 px window),
 #: from which the dropdowns are set side by side; and from how many sliders they sit in
@@ -238,8 +242,18 @@ class View:
         slider_rows = -(-len(self.sliders()) // self._slider_columns())
         top = TITLE_PX + MENU_PX * menu_rows
         bottom = self.axis_px + SLIDER_PX * slider_rows
+        # The lowest edge of any dropdown's open list: its header's row, then one entry
+        # per choice (the most any earlier choice gives it). Room for it is added below
+        # the plot, so the plot keeps its size (some views draw at a true aspect).
+        opened = max((TITLE_PX + MENU_PX * (row + 1) + MENU_ITEM_PX * self._most_choices(c) + 8
+                      for c, row in zip(self.menus(), self._menu_rows())), default=0)
+        bottom = max(bottom, opened - top - self.height)
         return {"top": top, "bottom": bottom, "plot": self.height,
                 "total": self.height + top + bottom}
+
+    def _most_choices(self, c: Control) -> int:
+        """The most entries dropdown ``c`` offers under any choice of the dropdowns."""
+        return max(len(c.choices(s)) for s in self._combos())
 
     def place_controls(self, fig) -> None:
         """Set the static figure's dropdowns side by side and its sliders in two columns
