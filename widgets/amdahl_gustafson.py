@@ -2,7 +2,7 @@
 fraction f (perfmodel.parallel)."""
 from __future__ import annotations
 
-from perfmodel import parallel
+from perfmodel import parallel, units
 
 from . import axes
 from .base import Control, Settings, View, with_value
@@ -50,7 +50,7 @@ class AmdahlGustafson(View):
              "xaxis": "x", "yaxis": "y", "hovertemplate": "p=%{x}: %{y:.3g}x<extra>Gustafson</extra>"},
             {"type": "scatter", "name": "Amdahl's limit 1/f", "mode": "lines+text",
              "x": [P[0], P[-1]] if f > 0 else [], "y": [limit, limit] if f > 0 else [],
-             "text": ["", f"1/f = {limit:.3g}"] if f > 0 else [], "textposition": "top left",
+             "text": ["", f"1/f = {units.number(limit)}"] if f > 0 else [], "textposition": "top left",
              "line": {"color": COLORS["roof"], "dash": "dash", "width": 1},
              "xaxis": "x", "yaxis": "y", "showlegend": False, "hoverinfo": "skip"},
             {"type": "scatter", "name": "Amdahl efficiency", "x": P,

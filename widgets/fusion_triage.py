@@ -139,8 +139,8 @@ class Triage(View):
         q = [["1. independent work items", "2. intensity vs ridge", "3. minimum bytes → speed of light",
               "4. access pattern"],
              [f"{t.work_items:,.0f}: {t.parallelism}",
-              f"I = {t.intensity:.3g} vs {t.ridge:.3g} FLOP/B ({UNIT_LABELS[unit]}): "
-              f"{t.bound}-bound by {t.factor:.3g}×",
+              f"I = {units.number(t.intensity)} vs {units.number(t.ridge)} FLOP/B ({UNIT_LABELS[unit]}): "
+              f"{t.bound}-bound by {units.number(t.factor)}×",
               f"{units.nbytes(t.min_bytes)} → {units.seconds(t.speed_of_light)}",
               "regular, coalesced" if t.regular else "irregular: gathers waste most of each sector"]]
         return [table_trace(["the four questions", CASES[s["op"]].label], q, [0, 1], [0.36, 0.64])]

@@ -111,8 +111,8 @@ class IntensityCalculator(View):
         e, x = ENTRIES[s["op"]], self.numbers(s)
         shape = f"{e.shape} = {s['size']:,}"
         rows = [("shape", f"{shape}, {s['dtype']}"), ("FLOPs F", units.si(x["flops"], "FLOP")), ("bytes D (DRAM)", units.nbytes(x["bytes"])),
-                ("intensity I = F / D", f"{x['intensity']:.3g} FLOP/B"),
-                (f"ridge ({UNIT_LABELS[x['unit']]})", f"{x['ridge']:.3g} FLOP/B"),
+                ("intensity I = F / D", f"{units.number(x['intensity'])} FLOP/B"),
+                (f"ridge ({UNIT_LABELS[x['unit']]})", f"{units.number(x['ridge'])} FLOP/B"),
                 ("bound", f"{x['bound']}-bound"),
                 ("speed of light max(F/P, D/B)", units.seconds(x["time"]))]
         table = table_trace(["", f"on the {self.machine.name}"],
@@ -127,7 +127,7 @@ class IntensityCalculator(View):
                   "hovertemplate": "%{y} ridge: %{x:.3g} FLOP/B<extra></extra>"}
         dot = {"type": "scatter", "mode": "lines+text", "name": "this operation",
                "x": [x["intensity"]] * 2, "y": [self.gpus[0].name, self.gpus[-1].name],
-               "text": ["", f"I = {x['intensity']:.3g}"], "textposition": "top center",
+               "text": ["", f"I = {units.number(x['intensity'])}"], "textposition": "top center",
                "line": {"color": COLORS["gpu"], "width": 4},
                "hovertemplate": "I = %{x:.3g} FLOP/B<extra></extra>"}
         return [table, ridges, dot]

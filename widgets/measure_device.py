@@ -12,7 +12,7 @@ from __future__ import annotations
 import html as _html
 import json
 
-from perfmodel import machines, ops, roofline
+from perfmodel import machines, ops, roofline, units
 from perfmodel.machines import UNIT_LABELS
 
 from . import static
@@ -57,7 +57,7 @@ def figure():
             hovertemplate="%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>" + name + "</extra>"))
         fig.add_trace(go.Scatter(
             x=[ridge, ridge], y=[peak / 1e3, peak], mode="lines+text", showlegend=False,
-            text=[f"ridge {ridge:.3g}", ""], textposition="top right",
+            text=[f"ridge {units.number(ridge)}", ""], textposition="top right",
             line={"color": color, "dash": "dot", "width": 1.5}, hoverinfo="skip"))
     symbols = {"T4": "circle", "H200": "square"}
     for op, color in zip(dots(), _dot_colors()):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import _check, softmax
+from perfmodel import _check, softmax, units
 
 from .base import Control, Settings, View, check_int
 from .style import COLORS, table_trace
@@ -20,7 +20,7 @@ VALUES = [1.0, 4.0, 2.0, 3.0, 5.0, 0.0, 6.0, 2.0]
 
 
 def _g(x) -> str:
-    return "" if x is None else f"{x:.3g}"
+    return "" if x is None else units.number(x)
 
 
 class OnlineSoftmax(View):

@@ -86,8 +86,8 @@ class RoofMoves(View):
             {"type": "scatter", "mode": "lines+markers+text", "name": "chosen clock",
              # both peaks in one label at the top of the line, above every curve and mark
              "x": [c, c, c], "y": [self.peak("fp32", c), self.peak("fp16_tensor", c), 1.15e14],
-             "text": ["", "", f"{c:g} MHz: {self.peak('fp32', c) / 1e12:.3g} and "
-                      f"{self.peak('fp16_tensor', c) / 1e12:.3g} TFLOP/s"],
+             "text": ["", "", f"{c:g} MHz: {units.number(self.peak('fp32', c) / 1e12)} and "
+                      f"{units.number(self.peak('fp16_tensor', c) / 1e12)} TFLOP/s"],
              "textposition": "bottom right" if c < 1000 else "bottom left", "cliponaxis": False,
              "marker": {"size": [9, 9, 0], "color": COLORS["ridge"]},
              "line": {"color": COLORS["ridge"], "dash": "dot"}, "xaxis": "x", "yaxis": "y",

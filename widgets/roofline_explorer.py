@@ -7,7 +7,7 @@ dot(s); the other shape parameters of that dot are fixed and named in its legend
 """
 from __future__ import annotations
 
-from perfmodel import ops, roofline
+from perfmodel import ops, roofline, units
 from perfmodel.machines import UNIT_LABELS, Machine
 
 from . import axes
@@ -122,8 +122,8 @@ class RooflineExplorer(View):
              "x": [lo, ridge, hi], "y": [roofline.attainable(m, lo, unit), peak, peak],
              "line": {"color": COLORS["roof"], "width": 3},
              "hovertemplate": "%{x:.3g} FLOP/B → %{y:.3s}FLOP/s<extra>roof</extra>"},
-            {"type": "scatter", "name": f"ridge {ridge:.3g} FLOP/B", "mode": "lines+text",
-             "x": [ridge, ridge], "y": [floor, peak], "text": [f"ridge {ridge:.3g}", ""],
+            {"type": "scatter", "name": f"ridge {units.number(ridge)} FLOP/B", "mode": "lines+text",
+             "x": [ridge, ridge], "y": [floor, peak], "text": [f"ridge {units.number(ridge)}", ""],
              "textposition": "top right", "line": {"color": COLORS["ridge"], "dash": "dot"},
              "hoverinfo": "skip", "showlegend": False},
         ]
