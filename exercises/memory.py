@@ -13,7 +13,7 @@ CHAPTER = "memory"
 
 SHARED_T4 = 48 * 1024          # 48 KiB: the shared memory a CUDA block gets without opting in
 PARTICLES = 2 ** 26            # records in the structure-of-arrays exercise
-PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, vx, vy, vz, mass, charge
+PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, mass, vx, vy, vz, charge
 TRANSPOSE_N = 8192
 REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
 # The T4's staircase as the T4 note measured it (whole GPU, read bandwidth).

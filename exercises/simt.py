@@ -22,6 +22,7 @@ RARE_P, RARE_LEN, COMMON_LEN = 0.005, 200, 20   # simt-7/8 (the section works 1%
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
 REGS_T4 = 96                          # registers per thread of the occupancy exercise
 REGS_H200, BLOCK_H200 = 40, 128       # simt-11: an H200 kernel's registers and block
+SMALL_BLOCK_H200 = 64                 # simt-11: the same kernel in smaller blocks
 BARRIER_WORK = (100, 300, 8)          # the worked barrier example: short, long, warps a block
 BARRIER_EX = (40, 200, 16, 2)         # simt-13: short, long, warps a block, slow warps
 

@@ -63,6 +63,11 @@ def test_worked_numbers_of_the_chapter():
     assert 240 / 14 == approx(17, rel=0.01)
     # Seed 003's staircase: L1 about 14x DRAM (3.9 / 0.27), L2 about 4x (1.1 / 0.27).
     assert round(3.9 / 0.27) == 14 and round(1.1 / 0.27) == 4
+    # The chapter divides by the note's unrounded 275 GB/s read (as chapter 7 does): the same
+    # ratios at the precision it prints them.
+    assert round(3.9 / 0.275) == 14 and round(1.1 / 0.275) == 4
+    from exercises.latency import T4_READ_BW
+    assert T4_READ_BW == 275e9
     # Seed 002: a 32 x 32 FP32 tile reaches T/s = 8 FLOP/byte.
     assert 32 / 4 == 8
     assert math.isqrt(49152 // 8) == 78

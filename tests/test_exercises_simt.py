@@ -52,3 +52,17 @@ OFF = [  # wrong answers: not yet
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
  test_checker_verdicts) = chapter_checks(
     "simt", EXPECTED, rounded=ROUNDED, off=OFF)
+
+
+def test_occupancy_solution_figures():
+    """The figures simt-10's and simt-11's solutions add beside the registered answers."""
+    from perfmodel import simt
+
+    # simt-10: three blocks of 256 on a T4 leave 65,536 // 768 = 85 registers a thread,
+    # and 3 x 256 = 768 of 1,024 threads is 75%.
+    assert 65_536 // (3 * 256) == 85
+    assert simt.occupancy("T4", 85, 256) == 768 / 1024
+    assert simt.occupancy("T4", 86, 256) == 512 / 1024
+    # simt-11 in blocks of 64: 65,536 // (64 x 40) = 25 blocks, 1,600 of 2,048 threads.
+    assert simt.resident_threads("H200", 40, 64) == 25 * 64
+    assert simt.occupancy("H200", 40, 64) == 1600 / 2048
