@@ -109,7 +109,7 @@ def test_intensity_calculator_every_op_dtype_and_size():
                 unit = "fp16_tensor" if tensor and dtype == "fp16" else "fp32"
                 cells = live.figure.data[0].cells.values
                 table = dict(zip(cells[0], cells[1]))
-                assert table["intensity I = F / D"] == f"{op.intensity:.3g} FLOP/B"
+                assert table["intensity I = F / D"] == f"{units.number(op.intensity)} FLOP/B"
                 bound = "memory" if op.intensity < t4.ridge(unit) else "compute"
                 assert table["bound"] == f"{bound}-bound"
                 sol = max(op.flops / t4.peak_flops(unit), op.bytes / t4.bandwidth("dram"))

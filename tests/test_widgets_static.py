@@ -9,7 +9,7 @@ import re
 import pytest
 
 import widgets
-from perfmodel import clocks, machines, ops, parallel, simt, softmax, waves
+from perfmodel import clocks, machines, ops, parallel, simt, softmax, units, waves
 from widgets_helpers import (ROOFLINE_DOTS, UNIT_DTYPE, approx, button_value, dot, slider,
                              static_dict, step_value, trace_index, operation_total)
 
@@ -79,7 +79,7 @@ def test_intensity_calculator_steps():
         op = ops.matmul(n, "perfect")
         cells = step["args"][0]["cells.values"][0]
         table = dict(zip(*cells))
-        assert table["intensity I = F / D"] == f"{op.intensity:.3g} FLOP/B"
+        assert table["intensity I = F / D"] == f"{units.number(op.intensity)} FLOP/B"
         assert step_value(step, fig, "this operation", "x") == approx([op.intensity] * 2)
         bound = "memory" if op.intensity < t4.ridge("fp32") else "compute"
         assert table["bound"] == f"{bound}-bound"
