@@ -6,7 +6,7 @@ answer against plain arithmetic from the source notes' numbers.
 """
 from __future__ import annotations
 
-from perfmodel import machines, ops, roofline
+from perfmodel import _check, machines, ops
 
 from .registry import register
 from .search import first_true
@@ -60,12 +60,22 @@ def stencil7(n: int, reuse: bool) -> ops.Op:
                            name=f"7-point stencil ({'perfect' if reuse else 'no'} reuse)")
 
 
+#: Exercise 5's grid: STENCIL_EDGE points a side, in FP32.
+STENCIL_EDGE = 1024
+
+
+def stencil7_planes_bytes(edge: int = STENCIL_EDGE, dtype: str = "fp32") -> float:
+    """Bytes of the three edge x edge planes (below, current, above) that a z-sweep of the
+    3D 7-point stencil must keep on chip to load each input from DRAM only once."""
+    edge = _check.count("edge", edge)
+    return 3 * float(edge) ** 2 * ops.dtype_bytes(dtype)
+
+
 register("intensity-5", CH,
-         "Roofline speed-up on an H100 of an FP32 3D 7-point stencil from no reuse to perfect "
-         "reuse.",
-         lambda: (roofline.time("H100", stencil7(N, False))
-                  / roofline.time("H100", stencil7(N, True))),
-         unit="x", hint="Both versions are memory-bound, so the speed-up is the ratio of bytes.")
+         "Bytes of on-chip storage a plane-by-plane sweep of a 1024^3 FP32 3D 7-point stencil "
+         "needs for perfect reuse (three 1024 x 1024 planes).",
+         stencil7_planes_bytes, unit="bytes",
+         hint="The plane below, the current one and the plane above: 3 x 1024 x 1024 x 4 bytes.")
 
 register("intensity-6", CH,
          "Arithmetic intensity of an out-of-place FP16 scale y = a * x (one read, one write).",
@@ -76,7 +86,7 @@ register("intensity-7", CH,
          "Smallest tile edge T at which the tile intensity T/s of an FP32 tiled matmul reaches "
          "the T4's FP32 ridge.",
          lambda: machines.get("T4").ridge("fp32") * ops.dtype_bytes("fp32"), unit="elements",
-         hint="Set T / 4 equal to 8.1e12 / 320e9.")
+         hint="Set T / 4 equal to 8.1 TFLOP/s over 320 GB/s.")
 
 register("intensity-8", CH,
          "Factor by which NVFP4 weights (with their block scales) cut the bytes of a batch-1 "
@@ -90,7 +100,7 @@ register("intensity-9", CH,
          lambda: float(first_true(lambda s: ops.attention(s, 64, flash=True, dtype="fp8").intensity
                               >= machines.get("H100").ridge("fp8_tensor"))),
          unit="tokens", rel_tol=0.01, close_tol=0.1,
-         hint="In FP8 the flash intensity is S; the ridge is 1979e12 / 3.35e12.")
+         hint="In FP8 the flash intensity is S; the ridge is 1,979 TFLOP/s over 3.35 TB/s.")
 
 register("intensity-10", CH,
          "Multiply-adds per float k at which the intensity-knob kernel reaches the B200's "

@@ -38,7 +38,7 @@ register("roofline-1", CH,
          "GPU with 19.5 TFLOP/s FP32 and 900 GB/s: a kernel of intensity 4 achieves 2.1 TFLOP/s. "
          "What fraction of its roofline ceiling is that?",
          lambda: 2.1e12 / roofline.attainable(EX_GPU, 4.0), unit="fraction",
-         hint="The ceiling is min(19.5e12, 4 x 900e9).")
+         hint="The ceiling is the lower of 19.5 TFLOP/s and 4 x 900 GB/s.")
 
 register("roofline-2", CH,
          "Highest fraction of the T4's FP32 peak that an FP32 sum reduction can reach.",
@@ -51,15 +51,15 @@ register("roofline-3", CH,
          "of peak FLOP/s an FP32 vector add can reach.",
          lambda: roofline.attainable(RIDGE40, ops.vector_add(N).intensity)
          / RIDGE40.peak_flops("fp32"), unit="fraction",
-         hint="(1/12) x 1e12 over 40e12.")
+         hint="(1/12) x 1 TB/s over 40 TFLOP/s.")
 
 register("roofline-4", CH,
-         "A kernel does 2e9 FLOPs and moves 1e9 bytes on an A100 in FP32: its roofline floor time.",
+         "A kernel does 2 GFLOP and moves 1 GB on an A100 in FP32: its roofline floor time.",
          lambda: roofline.time("A100", ops.Op("exercise kernel", 2e9, 1e9)), unit="s",
          hint="Compare F/P with D/B; the larger one is the floor.")
 
 register("roofline-5", CH,
-         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): 1e12 FLOPs with traffic cut to 5 GB. "
+         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): 1 TFLOP of work with traffic cut to 5 GB. "
          "The lower bound on its time.",
          lambda: roofline.time(IMAGINARY, ops.Op("cut to 5 GB", 1e12, 5e9)), unit="s",
          hint="max(F/C, D/B): which of the two is larger now?")
@@ -74,7 +74,7 @@ register("roofline-7", CH,
          "tensor-core ridge.",
          lambda: float(crossover_batch("H100", d=8192)), unit="inputs", rel_tol=0.01,
          close_tol=0.1,
-         hint="I(b) = 2 b d^2 / (2 (d^2 + 2 b d)); set it equal to 989e12 / 3.35e12.")
+         hint="I(b) = 2 b d^2 / (2 (d^2 + 2 b d)); set it equal to 989 TFLOP/s over 3.35 TB/s.")
 
 register("roofline-8", CH,
          "Predicted speed-up of the H200 over the H100 on a batch-256 4096 x 4096 FP16 linear "
@@ -110,4 +110,4 @@ register("roofline-11", CH,
          "reaches the B200's dense FP4 tensor-core ridge.",
          lambda: float(crossover_batch("B200", unit="fp4_tensor", dtype="nvfp4")),
          unit="inputs", rel_tol=0.01, close_tol=0.1,
-         hint="NVFP4 is 0.5625 bytes a value; the ridge is 9e15 / 8e12.")
+         hint="NVFP4 is 0.5625 bytes a value; the ridge is 9 PFLOP/s over 8 TB/s.")

@@ -111,22 +111,22 @@ def add_breakeven_size(gpu_toll: float = QUEUED_LAUNCH) -> float:
 
 
 register("triage-1", CHAPTER,
-         "Exercise 2.1: speed-of-light time on a T4 of one 5-point FP32 stencil sweep over a "
+         "Speed-of-light time on a T4 of one 5-point FP32 stencil sweep over a "
          "4096 x 4096 grid (each input read once, each output written once), in seconds.",
          stencil_speed_of_light, unit="s",
          hint="Perfect reuse moves 8 bytes per grid point; the sweep is memory-bound.")
 register("triage-2", CHAPTER,
-         "Exercise 2.3: predicted time of the two-pass (Welford) layer norm over [8192, 4096] "
+         "Predicted time of the two-pass (Welford) layer norm over [8192, 4096] "
          "FP32 at 900 GB/s, in seconds.",
          layernorm_welford_time, unit="s",
          hint="Two reads of x and one write of y, each 8192 x 4096 x 4 bytes.")
 register("triage-3", CHAPTER,
-         "Exercise 2.4: threads an H100 needs, each with one 16-byte load outstanding, to keep "
+         "Threads an H100 needs, each with one 16-byte load outstanding, to keep "
          "3.35 TB/s flowing at 600 ns latency.",
          h100_threads_float4, unit="threads",
          hint="Bytes in flight = bandwidth x latency; divide by the bytes each thread keeps open.")
 register("triage-4", CHAPTER,
-         "Exercise 2.6: runtime of 30 separate elementwise kernels over a 10 GB FP32 tensor at "
+         "Runtime of 30 separate elementwise kernels over a 10 GB FP32 tensor at "
          "2 TB/s, in seconds.",
          thirty_ops_unfused_time, unit="s",
          hint="Each kernel reads 10 GB and writes 10 GB.")
@@ -163,6 +163,6 @@ register("triage-10", CHAPTER,
          hint="Three arrays of 2^28 x 4 bytes cross the link; add the kernel and the toll.")
 register("triage-11", CHAPTER,
          "Vector size (elements) at which the T4 (230 GB/s) with queued launches (9 us each) "
-         "starts to beat the notes' CPU (23 GB/s, 4 us toll) on an FP32 add.",
+         "starts to beat its host CPU (23 GB/s, 4 us toll) on an FP32 add.",
          add_breakeven_size, unit="elements", rel_tol=0.03,
          hint="Set 9 us + 12n/230 GB/s equal to 4 us + 12n/23 GB/s and solve for n.")
