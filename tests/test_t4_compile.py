@@ -76,7 +76,10 @@ def test_max_registers_reach_the_linker(report):
 
 
 def test_no_sm80_only_kernel_is_chosen_on_sm75(report):
-    assert all(not k["cp_async"] for k in report["kernels"])
+    # A kernel that failed to compile has no PTX to read (the compile test names it).
+    compiled = [k for k in report["kernels"] if "cp_async" in k]
+    assert compiled, "no kernel compiled, so none could be checked for cp.async"
+    assert [k["kernel"] for k in compiled if k["cp_async"]] == []
     assert report["choices"]["7.5"] == {"pipelined": False, "sm80_only_chosen": 0}
     # and the choice is not vacuous: on an H200 (9.0) the lab does pick the pipeline
     assert report["choices"]["9.0"]["pipelined"] is True
