@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def live_updates(rounds: int = 6) -> dict[str, float]:
-    """Median seconds per live update, per widget."""
+    """Median seconds per live update, per widget: its sliders stepped, or its dropdowns
+    for a widget that has no slider (the triage questions)."""
     os.environ["GPU_BOOK_WIDGETS"] = "live"
     import widgets
 
@@ -48,7 +49,7 @@ def live_updates(rounds: int = 6) -> dict[str, float]:
         view = getattr(widgets, name)()
         live = view.live()
         times = []
-        for c in view.sliders():
+        for c in view.sliders() or view.menus():
             ctrl = live.controls[c.name]
             values = [v for _, v in ctrl.options]
             for _ in range(rounds):
