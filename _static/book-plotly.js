@@ -145,12 +145,14 @@
     return !!(fl && Array.isArray(fl._modules) && Array.isArray(fl._basePlotModules) &&
               Array.isArray(fl._visibleModules) && gd._fullData && gd.calcdata);
   }
-  function stepped(gd, fast) {
-    gd.dataset.lastStep = fast ? "fast" : "replot";
-    gd.emit("book_slider_step", {fast: fast});
+  // How a step was drawn: "lean" (its traces calced again, no defaults), "fast"
+  // (Plotly.animate's defaults and calc, then its traces redrawn) or "replot".
+  function stepped(gd, path) {
+    gd.dataset.lastStep = path;
+    gd.emit("book_slider_step", {fast: path !== "replot", path: path});
   }
   function replot(gd, args) {
-    return window.Plotly.restyle(gd, args[0], args[1]).then(function () { stepped(gd, false); });
+    return window.Plotly.restyle(gd, args[0], args[1]).then(function () { stepped(gd, "replot"); });
   }
   // Plotly.restyle of x or y forgets the types of the trace's axes (log excepted) and
   // infers them again from the new data; so does a fast step (a changed type: replot).
@@ -167,6 +169,147 @@
       });
     });
   }
+  // --- The lean step: plotly's calc, without its defaults --------------------------
+  // Plotly.animate recomputes the whole figure's defaults (every trace, every axis, the
+  // sliders and menus: most of a step's time) before it calcs. A step that only moves
+  // values the full traces took as given (data arrays, text, colours, in the same shape
+  // and of the same kinds, so that no default and no axis type can come out otherwise)
+  // needs none of that: the values are written into gd.data and gd._fullData both, and
+  // the moved traces (every trace of a trace type with a cross-trace step, such as
+  // bars) are calced again as plotly's doCalcdata calcs them. Anything else takes
+  // Plotly.animate's path below.
+  function getPath(obj, key) {
+    var ks = key.split(".");
+    for (var i = 0; i < ks.length && obj != null; i++) obj = obj[ks[i]];
+    return obj;
+  }
+  function kinds(v) {
+    if (!Array.isArray(v)) return v === null ? "null" : typeof v;
+    var seen = {};
+    v.forEach(function (x) { seen[Array.isArray(x) ? "array:" + kinds(x) : x === null ? "null" : typeof x] = 1; });
+    return "[" + Object.keys(seen).sort().join(",") + "]";
+  }
+  // A value in place of another that plotly's defaults would take the same way: an
+  // array for an array (for the coordinates x, y and z, of the same kinds of element, so
+  // that the axes' types stay) or a primitive of the same type.
+  function sameShape(key, a, b) {
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    if (!Array.isArray(a)) return typeof a === typeof b;
+    return !/^[xyz]$/.test(key) || kinds(a) === kinds(b);
+  }
+  function hasArray(obj) {
+    if (Array.isArray(obj)) return true;
+    if (!obj || typeof obj !== "object") return false;
+    return Object.keys(obj).some(function (k) { return hasArray(obj[k]); });
+  }
+  // A trace's _length once x or y is written: plotly's defaults give a scatter or bar
+  // trace with both the shorter one's length (and a scatter trace with no mode of its
+  // own a mode by it), and a heatmap none (its z sets its size); anything else, or a
+  // trace for which that rule did not hold before, gives false (not lean).
+  function newLength(input, full, x, y) {
+    var type = full.type;
+    if (type === "heatmap") return full._length == null ? full._length : false;
+    if (!(type === "bar" || (type === "scatter" && input.mode))) return false;
+    if (!Array.isArray(input.x) || !Array.isArray(input.y) ||
+        full._length !== Math.min(input.x.length, input.y.length)) return false;
+    return Math.min(x.length, y.length);
+  }
+  // The writes of a lean step ([trace, key, value]), or null where it cannot take one.
+  // (gd._bookLeanWhy says why not, for whoever debugs a figure.)
+  function leanWrites(gd, args) {
+    var upd = args[0], idx = args[1], writes = [];
+    var no = function (why) { gd._bookLeanWhy = why; return null; };
+    for (var n = 0; n < idx.length; n++) {
+      var j = idx[n], input = gd.data[j], full = gd._fullData[j];
+      if (!input || !full || full.visible !== true || full._input !== input || !full._module ||
+          !full._module.calc) return no("trace " + j + " is not a visible calced trace");
+      var cats = full._module.categories || [];
+      if (hasArray(full.hoverinfo) || hasArray(full.hoverlabel) || (hasArray(full.hovertemplate) &&
+          (cats.indexOf("2dMap") >= 0 || cats.indexOf("pie-like") >= 0)) ||
+          (full.error_x && full.error_x.visible) || (full.error_y && full.error_y.visible))
+        return no("trace " + j + " has per-point hover labels or error bars");
+      var keys = Object.keys(upd), x = input.x, y = input.y;
+      for (var k = 0; k < keys.length; k++) {
+        var key = keys[k], value = upd[key][n], was = getPath(input, key);
+        if (value == null && was == null) continue;           // absent, and stays so
+        if (value == null || was == null) return no("trace " + j + " " + key + ": set or unset");
+        if (getPath(full, key) !== was) return no("trace " + j + " " + key + ": not taken as given");
+        if (!sameShape(key, was, value)) return no("trace " + j + " " + key + ": another shape");
+        writes.push([j, key, value]);
+        if (key === "x") x = value;
+        if (key === "y") y = value;
+      }
+      if (x !== input.x || y !== input.y) {
+        var len = newLength(input, full, x, y);
+        if (len === false) return no("trace " + j + ": x or y moves, and its length is not plain");
+        if (len !== full._length) writes.push([j, "_length", len, "full only"]);
+      }
+    }
+    gd._bookLeanWhy = null;
+    return writes;
+  }
+  // plotly's doCalcdata for the traces given, then the cross-trace step of their types.
+  function calcTraces(gd, idx) {
+    var fl = gd._fullLayout, full = gd._fullData, mods = [];
+    idx.forEach(function (j) {
+      var m = full[j]._module;
+      if (m.crossTraceCalc && mods.indexOf(m) < 0) mods.push(m);
+    });
+    var redo = full.map(function (t, j) {
+      return idx.indexOf(j) >= 0 || (t.visible === true && mods.indexOf(t._module) >= 0);
+    });
+    for (var j = 0; j < full.length; j++) {
+      if (!redo[j]) continue;
+      var trace = full[j];
+      if (trace.visible !== true || trace._length === 0) return false;
+      delete trace._indexToPoints;
+      var cd = trace._module.calc(gd, trace);
+      if (!Array.isArray(cd) || !cd[0]) return false;
+      if (!cd[0].t) cd[0].t = {};
+      cd[0].trace = trace;
+      // What plotly's hover calc adds: a point's own hover template.
+      if (Array.isArray(trace.hovertemplate)) {
+        for (var i = 0; i < cd.length; i++) cd[i].ht = trace.hovertemplate[i];
+      }
+      gd.calcdata[j] = cd;
+    }
+    mods.forEach(function (m) {
+      var kind = m.basePlotModule.name, subplots = fl._subplots[kind];
+      if (!Array.isArray(subplots)) { m.crossTraceCalc(gd); return; }
+      subplots.forEach(function (sp) {
+        m.crossTraceCalc(gd, kind === "cartesian" ? fl._plots[sp] : fl[sp], sp);
+      });
+    });
+    return true;
+  }
+  function leanStep(gd, args, tally) {
+    var writes = leanWrites(gd, args);
+    if (!writes) return false;
+    writes.forEach(function (w) {
+      if (!w[3]) nested(gd.data[w[0]], w[1], w[2]);
+      nested(gd._fullData[w[0]], w[1], w[2]);
+    });
+    if (!calcTraces(gd, args[1]) || frameOf(gd) !== gd._bookDrawnFrame) {
+      tally.replot++;                     // gd.data holds the step: restyle redoes the rest
+      replot(gd, args);
+      return true;
+    }
+    drawTraces(gd, args[1]);
+    tally.fast++;
+    stepped(gd, "lean");
+    return true;
+  }
+  // Redraw the kinds of plot (cartesian, table) that hold a trace the step moved, every
+  // trace of them, then style the traces of those kinds.
+  function drawTraces(gd, idx) {
+    var fl = gd._fullLayout, styles = [];
+    var kinds = idx.map(function (j) { return gd._fullData[j]._module.basePlotModule; });
+    fl._basePlotModules.forEach(function (m) { if (kinds.indexOf(m) >= 0) m.plot(gd); });
+    fl._visibleModules.forEach(function (m) {
+      if (m.style && kinds.indexOf(m.basePlotModule) >= 0 && styles.indexOf(m.style) < 0) styles.push(m.style);
+    });
+    styles.forEach(function (style) { style(gd); });
+  }
   function stepSlider(gd, args, name) {
     if (gd._bookPendingReplot) gd._bookPendingReplot();   // a newer step replaces it
     // A slider whose steps have needed the whole replot twice and never less (its steps
@@ -177,6 +320,7 @@
       tally.replot++;
       return replot(gd, args);
     }
+    if (leanStep(gd, args, tally)) return;
     var calc = gd.calcdata;
     forgetAxisTypes(gd, args);
     var mods = gd._fullLayout._modules.slice(), animatable = mods.map(function (m) { return m.animatable; });
@@ -188,7 +332,7 @@
     var onTransitioning = function () {
       gd.removeListener("plotly_transitioning", onTransitioning);
       restore();
-      var fl = gd._fullLayout, now = gd.calcdata === calc ? null : frameOf(gd);
+      var now = gd.calcdata === calc ? null : frameOf(gd);
       if (now !== gd._bookDrawnFrame) {
         // Restyle (the whole replot) once the transition has ended: plotly skips
         // autorange while one runs.
@@ -203,17 +347,9 @@
         gd.on("plotly_transitioned", onEnd);
         return;
       }
-      // Redraw the kinds of plot (cartesian, table) that hold a trace the step moved,
-      // every trace of them, then style the traces of those kinds.
-      var kinds = args[1].map(function (j) { return gd._fullData[j]._module.basePlotModule; });
-      var styles = [];
-      fl._basePlotModules.forEach(function (m) { if (kinds.indexOf(m) >= 0) m.plot(gd); });
-      fl._visibleModules.forEach(function (m) {
-        if (m.style && kinds.indexOf(m.basePlotModule) >= 0 && styles.indexOf(m.style) < 0) styles.push(m.style);
-      });
-      styles.forEach(function (style) { style(gd); });
+      drawTraces(gd, args[1]);
       tally.fast++;
-      stepped(gd, true);
+      stepped(gd, "fast");
     };
     gd.on("plotly_transitioning", onTransitioning);
     mods.forEach(function (m) { m.animatable = false; });

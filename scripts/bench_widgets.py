@@ -9,7 +9,9 @@ Prints, per widget:
    mouse press on a tick of the widget's first slider (released once the step has been
    measured, as a hand releases it later) until the browser has rendered a
    frame holding the redrawn figure (median and worst of the rounds), and how the step
-   was drawn (book-plotly.js's fast path or a whole replot).
+   was drawn by book-plotly.js: "lean" (the moved traces calced again, no defaults),
+   "fast" (Plotly.animate's defaults and calc, then the traces redrawn) or "replot"
+   (Plotly.restyle, the whole figure).
 
 "Rendered" is measured the same way whatever draws the step: a MutationObserver on the
 figure (its sliders, menus and hover layer left out) notes the first change to what it
