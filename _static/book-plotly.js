@@ -140,22 +140,54 @@
     });
     return JSON.stringify(out);
   }
+  // The autoranged axes whose data extremes differ between two frames (frameOf's), when
+  // nothing else does (axis types, categories, the legend); null where something else does.
+  function rerangedAxes(was, now) {
+    var a = JSON.parse(was), b = JSON.parse(now), moved = [], same = function (x, y) {
+      return JSON.stringify(x) === JSON.stringify(y);
+    };
+    if (!same(Object.keys(a).sort(), Object.keys(b).sort()) || !same(a.legend, b.legend)) return null;
+    for (var k in b) {
+      if (k === "legend") continue;
+      if (!same(a[k].slice(0, 3), b[k].slice(0, 3))) return null;
+      if (!same(a[k][3], b[k][3])) moved.push(k);
+    }
+    return moved;
+  }
   function canStepFast(gd) {
     var fl = gd._fullLayout;
     return !!(fl && Array.isArray(fl._modules) && Array.isArray(fl._basePlotModules) &&
               Array.isArray(fl._visibleModules) && gd._fullData && gd.calcdata);
   }
-  // How a step was drawn: "lean" (its traces calced again, no defaults), "fast"
-  // (Plotly.animate's defaults and calc, then its traces redrawn) or "replot".
+  // How a step was drawn: "lean" (its traces calced again, no defaults), "rerange" (lean,
+  // and the axes it moves ranged again), "fast" (Plotly.animate's defaults and calc, then
+  // its traces redrawn) or "replot".
   function stepped(gd, path) {
     gd.dataset.lastStep = path;
     gd.emit("book_slider_step", {fast: path !== "replot", path: path});
   }
+  // The whole replot of a step: Plotly.restyle, keeping the axis types the figure's
+  // layout sets (restyle of x or y clears the type of the axes of the figure's first
+  // traces, even a type set on purpose: coalescing's stride axis, a category axis, went
+  // linear and lost "random").
   function replot(gd, args) {
-    return window.Plotly.restyle(gd, args[0], args[1]).then(function () { stepped(gd, "replot"); });
+    return window.Plotly.update(gd, args[0], Object.assign({}, gd._bookAxisTypes), args[1])
+      .then(function () { stepped(gd, "replot"); });
+  }
+  // The axis types a figure's layout sets that replot must keep: not log (restyle keeps
+  // that), and only on autoranged axes (relayout of a type ranges its axis again).
+  function axisTypes(layout) {
+    var out = {};
+    Object.keys(layout || {}).forEach(function (k) {
+      var ax = layout[k];
+      if (/^[xy]axis\d*$/.test(k) && ax && ax.type && ax.type !== "log" && !ax.range &&
+          ax.autorange !== false) out[k + ".type"] = ax.type;
+    });
+    return out;
   }
   // Plotly.restyle of x or y forgets the types of the trace's axes (log excepted) and
-  // infers them again from the new data; so does a fast step (a changed type: replot).
+  // infers them again from the new data; so does a fast step (a changed type: replot),
+  // except for the types the figure's layout sets (see replot).
   function forgetAxisTypes(gd, args) {
     var keys = Object.keys(args[0]);
     if (keys.indexOf("x") < 0 && keys.indexOf("y") < 0) return;
@@ -165,7 +197,8 @@
       [t.xaxis, t.yaxis].forEach(function (id) {
         if (!id) return;
         var name = id.charAt(0) + "axis" + id.slice(1), ax = fl[name];
-        if (ax && ax.type !== "log" && gd.layout[name]) delete gd.layout[name].type;
+        if (ax && ax.type !== "log" && gd.layout[name] && !(gd._bookAxisTypes || {})[name + ".type"])
+          delete gd.layout[name].type;
       });
     });
   }
@@ -289,9 +322,24 @@
       if (!w[3]) nested(gd.data[w[0]], w[1], w[2]);
       nested(gd._fullData[w[0]], w[1], w[2]);
     });
-    if (!calcTraces(gd, args[1]) || frameOf(gd) !== gd._bookDrawnFrame) {
+    var now = calcTraces(gd, args[1]) && frameOf(gd);
+    var axes = now && now !== gd._bookDrawnFrame ? rerangedAxes(gd._bookDrawnFrame, now) : [];
+    if (!axes) {
       tally.replot++;                     // gd.data holds the step: restyle redoes the rest
       replot(gd, args);
+      return true;
+    }
+    if (axes.length) {
+      // Only autoranged axes' data extremes moved (coalescing's byte addresses): plotly's
+      // relayout of their autorange, which skips the defaults, ranges them again and
+      // redraws those axes and the traces.
+      var upd = {};
+      axes.forEach(function (k) { upd[k + ".autorange"] = gd._fullLayout[k].autorange; });
+      tally.fast++;
+      window.Plotly.relayout(gd, upd).then(function () {
+        gd._bookDrawnFrame = frameOf(gd);
+        stepped(gd, "rerange");
+      });
       return true;
     }
     drawTraces(gd, args[1]);
@@ -375,6 +423,7 @@
     var gd = holder.querySelector(".book-figure-plot");
     var config = Object.assign({responsive: true, displaylogo: false}, spec.config || {});
     prepareLayout(spec.layout || {}, THEMES[themeName()]);
+    gd._bookAxisTypes = axisTypes(spec.layout);
     window.Plotly.newPlot(gd, spec.data, spec.layout, config).then(function () {
       watchSliders(gd);
       window.Plotly.relayout(gd, themeLayout(gd));

@@ -7,7 +7,8 @@ its last, first and middle tick; after each step
   from perfmodel for that setting; tests/test_widgets_static.py checks those against
   perfmodel), and
 - the figure's SVG is the one Plotly.restyle of the same step draws: the figure is
-  serialised, restyled with the step's arguments (a whole replot), serialised again, and
+  serialised, restyled with the step's arguments (a whole replot; the axis types its
+  layout sets kept), serialised again, and
   the two must be equal; and so must what plotly computed from the data, the full traces
   and their calcdata (what hover labels and later steps read). Empty text groups (<g class="textpoint"></g>, which draw
   nothing) are left out of both; plotly keeps or drops them depending on the path.
@@ -80,10 +81,20 @@ DATA_HOLDS_STEP = """([i, s, k]) => {
   return wrong;
 }"""
 
+# The whole replot of a step: Plotly.restyle, with the axis types that the figure's own
+# layout sets (read from its JSON) kept: plain restyle of x or y clears them (log types
+# excepted; a type is kept on autoranged axes only, as relayout of a type autoranges).
 RESTYLE = """([i, s, k]) => {
-  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  const holder = document.querySelectorAll('.book-figure')[i];
+  const gd = holder.querySelector('.js-plotly-plot');
+  const spec = JSON.parse(holder.querySelector("script[type='application/json']").textContent);
+  const types = {};
+  Object.entries(spec.layout).forEach(([name, ax]) => {
+    if (/^[xy]axis[0-9]*$/.test(name) && ax.type && ax.type !== 'log' && !ax.range &&
+        ax.autorange !== false) types[name + '.type'] = ax.type;
+  });
   const [upd, idx] = gd.layout.sliders[s].steps[k].args;
-  return Plotly.restyle(gd, upd, idx).then(() => true);
+  return Plotly.update(gd, upd, types, idx).then(() => true);
 }"""
 
 
@@ -109,7 +120,7 @@ def test_every_step_draws_what_restyle_draws(open_page):
     names = {getattr(widgets, w)().name for w in widgets.WIDGETS}
     assert {fid.rsplit("-", 1)[0].removeprefix("book-figure-") for _, fid, _ in figures} \
         <= names
-    how = {"lean": 0, "fast": 0, "replot": 0}
+    how = {"lean": 0, "rerange": 0, "fast": 0, "replot": 0}
     problems = []
     for i, fid, n_sliders in figures:
         for s in range(n_sliders):
@@ -144,7 +155,8 @@ def test_every_step_draws_what_restyle_draws(open_page):
                     problems.append(f"{fid} slider {s} step {k} ({path}):"
                                     f" SVG differs at {at}: {drawn[max(0, at - 80):at + 80]!r}"
                                     f" vs {replotted[max(0, at - 80):at + 80]!r}")
-    print(f"slider steps: {how['lean']} lean (calc only), {how['fast']} through Plotly.animate, "
+    print(f"slider steps: {how['lean']} lean (calc only), {how['rerange']} lean with axes ranged "
+          f"again, {how['fast']} through Plotly.animate, "
           f"{how['replot']} replotted")
     assert problems == [], "\n".join(problems)
     assert how["lean"] > 0, "no step took book-plotly.js's lean path (calc without defaults)"
