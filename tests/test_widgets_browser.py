@@ -10,7 +10,7 @@ import pytest
 
 import widgets
 from perfmodel import clocks, machines, ops, parallel, softmax
-from widgets_helpers import dot
+from widgets_helpers import dot, table_text
 
 pytestmark = pytest.mark.browser
 PAGE = "appendix/gallery.html"
@@ -200,7 +200,7 @@ def test_fusion_chain_and_triage_by_mouse(gallery):
     gallery.pick(f, 0, "operation: add, 10,000")
     cells = gallery.page.evaluate(
         "i => document.querySelectorAll('.book-figure .js-plotly-plot')[i].data[0].cells.values", f)
-    assert cells[1][0].startswith("10,000: not enough")
+    assert table_text(cells)[1][0].startswith("10,000: not enough")
 
 
 @pytest.mark.parametrize("width, theme", [(1280, "light"), (1280, "dark"), (390, "light"),

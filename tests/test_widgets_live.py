@@ -8,7 +8,7 @@ import pytest
 
 import widgets
 from perfmodel import clocks, little, machines, ops, parallel, simt, softmax, units, waves
-from widgets_helpers import (ROOFLINE_DOTS, UNIT_DTYPE, approx, dot, live_trace,
+from widgets_helpers import (ROOFLINE_DOTS, UNIT_DTYPE, approx, dot, live_trace, table_text,
                              operation_total)
 
 
@@ -107,7 +107,7 @@ def test_intensity_calculator_every_op_dtype_and_size():
                 op = build(size, dtype)
                 tensor = key.startswith(("matmul", "attention"))
                 unit = "fp16_tensor" if tensor and dtype == "fp16" else "fp32"
-                cells = live.figure.data[0].cells.values
+                cells = table_text(live.figure.data[0].cells.values)
                 table = dict(zip(cells[0], cells[1]))
                 assert table["intensity I = F / D"] == f"{units.number(op.intensity)} FLOP/B"
                 bound = "memory" if op.intensity < t4.ridge(unit) else "compute"
@@ -144,7 +144,7 @@ def test_littles_law_latency_and_machine():
                 assert list(t.y) == approx([min(bw, w * 32 * ilp * 16 / lat) for w in t.x])
                 b = live_trace(live, f"ILP {ilp} (bytes)")
                 assert list(b.x) == approx([w * 32 * ilp * 16 for w in t.x])
-            cells = live.figure.data[0].cells.values
+            cells = table_text(live.figure.data[0].cells.values)
             assert cells[2][0] == f"{bw * lat / 16:,.0f}"
     # The source notes' T4 number: 320 GB/s x 400 ns = 128 KB in flight.
     assert little.bytes_in_flight(320e9, 400e-9) == approx(128_000)
@@ -248,10 +248,10 @@ def test_fusion_chain_and_triage():
         assert list(tolls.x) == approx([count * 20e-6 + unfused / 320e9, 20e-6 + fused / 320e9])
     live = widgets.triage_questions().live()
     set_control(live, "op", "small_add")
-    answers = live.figure.data[0].cells.values[1]
+    answers = table_text(live.figure.data[0].cells.values)[1]
     assert answers[0].startswith("10,000: not enough")
     set_control(live, "op", "gelu")
-    answers = live.figure.data[0].cells.values[1]
+    answers = table_text(live.figure.data[0].cells.values)[1]
     gelu = ops.gelu(100_000_000)
     assert f"{gelu.intensity:.3g}" == "1.88" and answers[1].startswith("I = 1.88 vs 25.3")
     assert answers[2] == "800 MB → 2.5 ms"

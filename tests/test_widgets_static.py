@@ -10,7 +10,7 @@ import pytest
 
 import widgets
 from perfmodel import clocks, machines, ops, parallel, simt, softmax, units, waves
-from widgets_helpers import (ROOFLINE_DOTS, UNIT_DTYPE, approx, button_value, dot, slider,
+from widgets_helpers import (ROOFLINE_DOTS, UNIT_DTYPE, approx, button_value, dot, slider, table_text,
                              static_dict, step_value, trace_index, operation_total)
 
 
@@ -77,7 +77,7 @@ def test_intensity_calculator_steps():
     for step in slider(fig, "size")["steps"]:
         n = int(step["label"].split(" ")[0].replace(",", ""))
         op = ops.matmul(n, "perfect")
-        cells = step["args"][0]["cells.values"][0]
+        cells = table_text(step["args"][0]["cells.values"][0])
         table = dict(zip(*cells))
         assert table["intensity I = F / D"] == f"{units.number(op.intensity)} FLOP/B"
         assert step_value(step, fig, "this operation", "x") == approx([op.intensity] * 2)

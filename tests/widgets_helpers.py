@@ -13,6 +13,13 @@ def approx(values, rel=1e-9):
     return pytest.approx(values, rel=rel, abs=1e-300, nan_ok=True)
 
 
+def table_text(columns) -> list[list]:
+    """A table's columns as a reader reads them: the no-break spaces that keep a cell that
+    fits on one line (widgets.style.unbroken) made plain spaces."""
+    return [[v.replace("\u00a0", " ") if isinstance(v, str) else v for v in col]
+            for col in columns]
+
+
 def trace_index(data, name: str) -> int:
     """The trace called ``name``, or whose name's first line is ``name`` (a legend entry
     whose second line follows the sliders)."""

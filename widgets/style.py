@@ -46,9 +46,47 @@ def fraction_label(f: float) -> str:
     return f"{100 * f:.3g}%"
 
 
+#: Width (px) a table spans in the narrowest figure the book draws (the site's column at a
+#: 760 px window, less the plot's margins), and generous widths (px) of one character at
+#: the tables' 12 px font and of a cell's padding, by which a cell is judged to fit.
+TABLE_PX, TABLE_CHAR_PX, TABLE_PAD_PX = 540, 7.5, 20
+
+#: A no-break space: plotly draws a table cell with no space in it as plain text.
+NBSP = "\u00a0"
+
+
+def unbroken(text, column_px: float):
+    """``text`` with no-break spaces where it fits on one line of a ``column_px`` wide
+    column, else as it is (plotly then wraps it at its spaces). Plotly wraps every cell
+    that has a space by measuring each word in the page, most of a slider step's time in
+    a figure with a table; a cell that fits never wraps, so it loses nothing."""
+    if isinstance(column_px, bool) or not isinstance(column_px, (int, float)) or \
+            not 0 < column_px < math.inf:
+        raise ValueError(f"column_px must be a positive width in pixels, got {column_px!r}")
+    if not isinstance(text, str) or "<" in text or \
+            len(text) * TABLE_CHAR_PX + TABLE_PAD_PX > column_px:
+        return text
+    return text.replace(" ", NBSP)
+
+
 def table_trace(header: list[str], cells: list[list[str]], domain_y: list[float],
                 widths: list[float] | None = None) -> dict:
-    """A plotly table that reads in the light and the dark theme (transparent cells)."""
+    """A plotly table that reads in the light and the dark theme (transparent cells);
+    the text of a cell that fits its column on one line has no-break spaces (see
+    ``unbroken``)."""
+    for name, v in (("header", header), ("cells", cells), ("domain_y", domain_y)):
+        if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+            raise ValueError(f"{name} must be a list, got {v!r}"[:200])
+    if not all(isinstance(col, (list, tuple)) for col in cells):
+        raise ValueError(f"cells must be a list of columns (lists), got {cells!r}"[:200])
+    share = widths or [1.0] * max(len(header), len(cells), 1)
+    if isinstance(share, (str, bytes)) or not isinstance(share, (list, tuple)) or not all(
+            not isinstance(w, bool) and isinstance(w, (int, float)) and 0 < w < math.inf
+            for w in share):
+        raise ValueError(f"widths must be a list of positive column widths, got {widths!r}"[:200])
+    cols = [TABLE_PX * w / sum(share) for w in share]
+    header = [unbroken(h, cols[i % len(cols)]) for i, h in enumerate(header)]
+    cells = [[unbroken(v, cols[i % len(cols)]) for v in col] for i, col in enumerate(cells)]
     t = {"type": "table", "domain": {"x": [0, 1], "y": domain_y},
          "header": {"values": header, "fill": {"color": "rgba(128,128,128,0.25)"},
                     "line": {"color": "rgba(128,128,128,0.5)"}, "align": "left",
