@@ -142,17 +142,26 @@
   }
   // The autoranged axes whose data extremes differ between two frames (frameOf's), when
   // nothing else does (axis types, categories, the legend); null where something else does.
-  function rerangedAxes(was, now) {
-    var a = JSON.parse(was), b = JSON.parse(now), moved = [], same = function (x, y) {
+  // The relayout that redraws what moved between two frames (frameOf's): the autorange of
+  // the autoranged axes whose data extremes moved, and the legend where a name in it
+  // changed ({} where nothing did); null where anything else did (axis types, categories,
+  // which traces the legend shows).
+  function redrawFor(was, now) {
+    var a = JSON.parse(was), b = JSON.parse(now), upd = {}, same = function (x, y) {
       return JSON.stringify(x) === JSON.stringify(y);
     };
-    if (!same(Object.keys(a).sort(), Object.keys(b).sort()) || !same(a.legend, b.legend)) return null;
+    if (!same(Object.keys(a).sort(), Object.keys(b).sort())) return null;
+    if (!same(a.legend, b.legend)) {
+      var shown = function (l) { return l.map(function (e) { return e && [e[1], e[2]]; }); };
+      if (!same(shown(a.legend), shown(b.legend))) return null;
+      upd.showlegend = true;
+    }
     for (var k in b) {
       if (k === "legend") continue;
       if (!same(a[k].slice(0, 3), b[k].slice(0, 3))) return null;
-      if (!same(a[k][3], b[k][3])) moved.push(k);
+      if (!same(a[k][3], b[k][3])) upd[k + ".autorange"] = b[k][1];
     }
-    return moved;
+    return upd;
   }
   function canStepFast(gd) {
     var fl = gd._fullLayout;
@@ -219,7 +228,9 @@
   function kinds(v) {
     if (!Array.isArray(v)) return v === null ? "null" : typeof v;
     var seen = {};
-    v.forEach(function (x) { seen[Array.isArray(x) ? "array:" + kinds(x) : x === null ? "null" : typeof x] = 1; });
+    v.forEach(function (x) {   // gaps (null) tell plotly nothing of an axis's type
+      if (x !== null) seen[Array.isArray(x) ? "array:" + kinds(x) : typeof x] = 1;
+    });
     return "[" + Object.keys(seen).sort().join(",") + "]";
   }
   // A value in place of another that plotly's defaults would take the same way: an
@@ -228,7 +239,10 @@
   function sameShape(key, a, b) {
     if (Array.isArray(a) !== Array.isArray(b)) return false;
     if (!Array.isArray(a)) return typeof a === typeof b;
-    return !/^[xyz]$/.test(key) || kinds(a) === kinds(b);
+    if (!/^[xyz]$/.test(key)) return true;
+    // gaps only, in place of numbers or the other way: the axis is linear either way
+    var ka = kinds(a), kb = kinds(b), gaps = function (k, other) { return k === "[]" && other === "[number]"; };
+    return ka === kb || gaps(ka, kb) || gaps(kb, ka);
   }
   function hasArray(obj) {
     if (Array.isArray(obj)) return true;
@@ -323,20 +337,21 @@
       nested(gd._fullData[w[0]], w[1], w[2]);
     });
     var now = calcTraces(gd, args[1]) && frameOf(gd);
-    var axes = now && now !== gd._bookDrawnFrame ? rerangedAxes(gd._bookDrawnFrame, now) : [];
-    if (!axes) {
+    var upd = now && now !== gd._bookDrawnFrame ? redrawFor(gd._bookDrawnFrame, now) : {};
+    if (!upd) {
       tally.replot++;                     // gd.data holds the step: restyle redoes the rest
       replot(gd, args);
       return true;
     }
-    if (axes.length) {
-      // Only autoranged axes' data extremes moved (coalescing's byte addresses): plotly's
-      // relayout of their autorange, which skips the defaults, ranges them again and
-      // redraws those axes and the traces.
-      var upd = {};
-      axes.forEach(function (k) { upd[k + ".autorange"] = gd._fullLayout[k].autorange; });
+    if (Object.keys(upd).length) {
+      // Autoranged axes' data extremes moved (coalescing's byte addresses), or a name in
+      // the legend changed (the roofline explorer's "attention, S=4096"): plotly's
+      // relayout of their autorange (which skips the defaults) ranges those axes again and
+      // redraws them and the traces; of showlegend, redraws the legend. No calc, and no
+      // sliders or menus redrawn.
       tally.fast++;
       window.Plotly.relayout(gd, upd).then(function () {
+        if (upd.showlegend) drawTraces(gd, args[1]);
         gd._bookDrawnFrame = frameOf(gd);
         stepped(gd, "rerange");
       });

@@ -49,8 +49,9 @@ class AmdahlGustafson(View):
              "line": {"color": COLORS["parts"]["compute"]},
              "xaxis": "x", "yaxis": "y", "hovertemplate": "p=%{x}: %{y:.3g}x<extra>Gustafson</extra>"},
             {"type": "scatter", "name": "Amdahl's limit 1/f", "mode": "lines+text",
-             "x": [P[0], P[-1]] if f > 0 else [], "y": [limit, limit] if f > 0 else [],
-             "text": ["", f"1/f = {units.number(limit)}"] if f > 0 else [], "textposition": "top left",
+             # at f = 0 there is no limit: two gaps, so the trace keeps its points
+             "x": [P[0], P[-1]], "y": [limit, limit] if f > 0 else [None, None],
+             "text": ["", f"1/f = {units.number(limit)}" if f > 0 else ""], "textposition": "top left",
              "line": {"color": COLORS["roof"], "dash": "dash", "width": 1},
              "xaxis": "x", "yaxis": "y", "showlegend": False, "hoverinfo": "skip"},
             {"type": "scatter", "name": "Amdahl efficiency", "x": P,

@@ -67,6 +67,8 @@ class TilesAndWaves(View):
             mid = (n // tm) * tm + (n % tm) / 2
             ox += [0, n, None]
             oy += [mid, mid, None]
+        # no partial tiles: one gap, so the trace keeps a point (and a step, its shape)
+        ox, oy = ox or [None], oy or [None]
         thin = min([k for k in (n % tn, n % tm) if k] or [0])
         return [
             {"type": "heatmap", "x": waves.tile_edges(n, tn), "y": waves.tile_edges(n, tm),
