@@ -75,16 +75,23 @@
   // --- Slider steps without a whole-figure replot --------------------------------------
   // A static slider's step restyles the traces its slider moves (widgets/base.py).
   // Plotly.restyle of trace data replots the whole figure: axes, legend, menus and
-  // sliders, 30-100 ms a step here, in a later animation frame. Most steps change trace
-  // data only, so stepSlider applies them with plotly's own pieces, in the input event:
-  // Plotly.animate (no transition, no redraw, every trace module marked not animatable
-  // so that animate draws nothing itself) writes the step's values into gd.data and
-  // recomputes the figure's defaults and calcdata; then every base plot module redraws
-  // its traces and every trace module styles them, as the replot's drawData does. A step
-  // whose calcdata changes what the axes or the legend show (the extremes of an
-  // autoranged axis's data, a category axis's categories, a trace's name or visibility)
-  // gets the whole replot instead. tests/test_slider_steps_browser.py checks that the
-  // figure after every step is the same SVG as after Plotly.restyle of that step.
+  // sliders, 30-100 ms a step here, in a later animation frame. stepSlider applies a step
+  // in the input event instead, by one of three paths (the first that can take it):
+  // - lean (leanStep): where the step's values are ones plotly's defaults take as given,
+  //   they are written into gd.data and gd._fullData, the moved traces are calced again
+  //   and redrawn; no figure-wide defaults. Where that moves an autoranged axis's data
+  //   extremes or renames a legend entry, a relayout of that axis's autorange (or of the
+  //   legend) redraws it ("rerange").
+  // - fast: Plotly.animate (no transition, no redraw, every trace module marked not
+  //   animatable so that animate draws nothing itself) writes the step's values into
+  //   gd.data and recomputes the figure's defaults and calcdata; then every base plot
+  //   module redraws its traces and every trace module styles them, as the replot's
+  //   drawData does.
+  // - replot: a step whose calcdata changes what the axes or the legend show otherwise
+  //   (an axis type, a category axis's categories, which traces the legend shows) gets
+  //   the whole replot.
+  // tests/test_slider_steps_browser.py checks that the figure after every step is the same
+  // SVG, drawn from the same full traces and calcdata, as after Plotly.restyle of it.
   function nested(obj, key, value) {
     var ks = key.split("."), o = obj;
     for (var i = 0; i < ks.length - 1; i++) o = o[ks[i]] = o[ks[i]] || {};
