@@ -98,6 +98,12 @@ RESTYLE = """([i, s, k]) => {
 }"""
 
 
+def _where(a: str, b: str) -> str:
+    """Where two serialisations first differ, with some text of each around it."""
+    at = next((j for j, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at {at}: {a[max(0, at - 100):at + 80]!r} vs {b[max(0, at - 100):at + 80]!r}"
+
+
 def slider_figures(page) -> list[tuple[int, str, int]]:
     """(index, figure id, number of sliders) of the gallery's figures with sliders."""
     figs = page.evaluate("() => Array.from(document.querySelectorAll('.book-figure')).map(f =>"
@@ -143,18 +149,10 @@ def test_every_step_draws_what_restyle_draws(open_page):
                 page.evaluate(RESTYLE, [i, s, k])
                 page.wait_for_timeout(50)
                 replotted, restate = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
-                if state != restate:
-                    at = next((j for j, (a, b) in enumerate(zip(state, restate)) if a != b),
-                              min(len(state), len(restate)))
-                    problems.append(f"{fid} slider {s} step {k} ({path}): plotly's state differs"
-                                    f" at {at}: {state[max(0, at - 100):at + 60]!r} vs "
-                                    f"{restate[max(0, at - 100):at + 60]!r}")
-                if drawn != replotted:
-                    at = next((j for j, (a, b) in enumerate(zip(drawn, replotted)) if a != b),
-                              min(len(drawn), len(replotted)))
-                    problems.append(f"{fid} slider {s} step {k} ({path}):"
-                                    f" SVG differs at {at}: {drawn[max(0, at - 80):at + 80]!r}"
-                                    f" vs {replotted[max(0, at - 80):at + 80]!r}")
+                for what, a, b in (("plotly's state", state, restate), ("SVG", drawn, replotted)):
+                    if a != b:
+                        problems.append(f"{fid} slider {s} step {k} ({path}): {what} differs: "
+                                        + _where(a, b))
     print(f"slider steps: {how['lean']} lean (calc only), {how['rerange']} lean with axes ranged "
           f"again, {how['fast']} through Plotly.animate, "
           f"{how['replot']} replotted")
