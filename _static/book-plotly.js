@@ -147,8 +147,6 @@
     });
     return JSON.stringify(out);
   }
-  // The autoranged axes whose data extremes differ between two frames (frameOf's), when
-  // nothing else does (axis types, categories, the legend); null where something else does.
   // The relayout that redraws what moved between two frames (frameOf's): the autorange of
   // the autoranged axes whose data extremes moved, and the legend where a name in it
   // changed ({} where nothing did); null where anything else did (axis types, categories,
@@ -180,7 +178,7 @@
   // its traces redrawn) or "replot".
   function stepped(gd, path) {
     gd.dataset.lastStep = path;
-    gd.emit("book_slider_step", {fast: path !== "replot", path: path});
+    gd.emit("book_slider_step", {path: path});
   }
   // The whole replot of a step: Plotly.restyle, keeping the axis types the figure's
   // layout sets (restyle of x or y clears the type of the axes of the figure's first

@@ -111,7 +111,7 @@ MEASURE = """() => {
 def browser_steps(rounds: int = 8, site: pathlib.Path = SITE, only: list | None = None
                   ) -> dict[str, dict]:
     """Per widget: the median and worst seconds from a mouse press on a slider tick to the
-    rendered figure, and how its steps were drawn ({"fast": n, "replot": m})."""
+    rendered figure, and how its steps were drawn ({"lean": n, "replot": m, ...})."""
     from playwright.sync_api import sync_playwright
 
     import widgets
