@@ -25,10 +25,18 @@ env: $(STAMP)
 CODE := $(shell find perfmodel widgets labs exercises _ext -name '*.py' 2>/dev/null) $(wildcard labs/results/*/*.json) $(wildcard chapters/*.md)
 BUILT := _build/.built-against-code
 
+# Sphinx skips a build in which no page changed, static files and all: when the site's own
+# files (_static, _ext, the configuration) change, every page is written again (the
+# execution cache is kept: no notebook runs again).
+SITEFILES := $(wildcard _static/* _config.yml _toc.yml references.bib)
+
 book: $(STAMP)
 	@if [ -d _build/.jupyter_cache ] && { [ ! -f $(BUILT) ] || [ -n "$$(find $(CODE) -newer $(BUILT) 2>/dev/null | head -1)" ]; }; then \
 		echo "code changed since the last build: re-executing every page"; \
-		rm -rf _build/.jupyter_cache _build/.doctrees _build/html; fi
+		rm -rf _build/.jupyter_cache _build/.doctrees _build/html; \
+	elif [ -f $(BUILT) ] && [ -n "$$(find $(SITEFILES) -newer $(BUILT) 2>/dev/null | head -1)" ]; then \
+		echo "the site's files changed since the last build: writing every page again"; \
+		rm -rf _build/.doctrees _build/html; fi
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"

@@ -436,6 +436,16 @@
     });
   }
 
+  // --- A figure off screen is not painted (book.css: content-visibility) -----------
+  // Plotly measures text as it draws (a table wraps its cells by the width of each word),
+  // and text inside a skipped element measures as nothing: a table drawn off screen came
+  // out with its rows on top of one another. So a figure is painted while plotly draws
+  // it: its first plot, and every whole replot (a theme switch, a window resize).
+  function paintedWhileDrawn(gd) {
+    gd.on("plotly_beforeplot", function () { gd.style.contentVisibility = "visible"; });
+    gd.on("plotly_afterplot", function () { gd.style.contentVisibility = ""; });
+  }
+
   function draw(holder) {
     if (holder.dataset.drawn) return;
     holder.dataset.drawn = "1";
@@ -444,9 +454,13 @@
     var config = Object.assign({responsive: true, displaylogo: false}, spec.config || {});
     prepareLayout(spec.layout || {}, THEMES[themeName()]);
     gd._bookAxisTypes = axisTypes(spec.layout);
+    gd.style.contentVisibility = "visible";
     window.Plotly.newPlot(gd, spec.data, spec.layout, config).then(function () {
+      paintedWhileDrawn(gd);
       watchSliders(gd);
-      window.Plotly.relayout(gd, themeLayout(gd));
+      return window.Plotly.relayout(gd, themeLayout(gd));
+    }).then(function () {
+      gd.style.contentVisibility = "";
       holder.dataset.ready = "1";
     });
   }

@@ -81,9 +81,18 @@ class Page:
         return self.page.locator(".book-figure").count()
 
     def screenshot(self, name: str) -> pathlib.Path:
+        """The whole page as a PNG under _build/screenshots/. Figures well off screen are
+        not painted (content-visibility in book.css) and a full-page capture does not
+        scroll to them: for the capture only, every figure is painted."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        style = self.page.add_style_tag(
+            content=".book-figure-plot { content-visibility: visible !important; }")
+        self.page.wait_for_timeout(100)
+        try:
+            self.page.screenshot(path=str(path), full_page=True)
+        finally:
+            style.evaluate("el => el.remove()")
         return path
 
     def set_theme(self, theme: str) -> None:
