@@ -26,9 +26,9 @@ CODE := $(shell find perfmodel widgets labs exercises _ext -name '*.py' 2>/dev/n
 BUILT := _build/.built-against-code
 
 # Sphinx skips a build in which no page changed, static files and all: when the site's own
-# files (_static, _ext, the configuration) change, every page is written again (the
+# files (_static, the step engine, the configuration) change, every page is written again (the
 # execution cache is kept: no notebook runs again).
-SITEFILES := $(wildcard _static/* _config.yml _toc.yml references.bib)
+SITEFILES := $(wildcard _static/* widgets/*.js _config.yml _toc.yml references.bib)
 
 book: $(STAMP)
 	@if [ -d _build/.jupyter_cache ] && { [ ! -f $(BUILT) ] || [ -n "$$(find $(CODE) -newer $(BUILT) 2>/dev/null | head -1)" ]; }; then \

@@ -9,21 +9,30 @@ No page loads anything from outside the site.
 """
 from __future__ import annotations
 
+import filecmp
 import os
 import shutil
 
 import plotly
 
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
+#: The slider-step engine (book-plotly.js steps the figures' sliders with it).
+STEP_JS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "widgets",
+                       "plotly_step.js")
+
+
+def _copy_if_changed(src: str, dest: str) -> None:
+    if not os.path.exists(dest) or not filecmp.cmp(src, dest, shallow=False):
+        shutil.copyfile(src, dest)
 
 
 def _add_plotly_static(app, config) -> None:
-    """Put plotly.min.js in a build-side folder and add it to html_static_path."""
+    """Put plotly.min.js and the slider-step engine (STEP_JS, shared with the live
+    widgets' front end) in a build-side folder and add it to html_static_path."""
     folder = os.path.join(os.path.dirname(os.path.abspath(app.doctreedir)), "plotly-static")
     os.makedirs(folder, exist_ok=True)
-    dest = os.path.join(folder, "plotly.min.js")
-    if not os.path.exists(dest) or os.path.getsize(dest) != os.path.getsize(PLOTLY_JS):
-        shutil.copyfile(PLOTLY_JS, dest)
+    _copy_if_changed(PLOTLY_JS, os.path.join(folder, "plotly.min.js"))
+    _copy_if_changed(STEP_JS, os.path.join(folder, "book-plotly-step.js"))
     config.html_static_path = list(config.html_static_path) + [folder]
 
 
@@ -38,8 +47,9 @@ def _drop_script_unless(context, script: str, marker: str) -> None:
 
 
 def _plotly_only_where_needed(app, pagename, templatename, context, doctree) -> None:
-    """Drop plotly.min.js from a page whose body holds no book figure."""
+    """Drop plotly.min.js and the step engine from a page whose body holds no book figure."""
     _drop_script_unless(context, "plotly.min.js", 'class="book-figure"')
+    _drop_script_unless(context, "book-plotly-step.js", 'class="book-figure"')
 
 
 def _webgpu_only_where_needed(app, pagename, templatename, context, doctree) -> None:
@@ -53,6 +63,7 @@ def setup(app):
     # state and no page loads a widget manager (see widgets/base.py).
     os.environ["GPU_BOOK_WIDGETS"] = "static"
     app.add_js_file("plotly.min.js", priority=400)
+    app.add_js_file("book-plotly-step.js", priority=450)   # before book-plotly.js (500)
     # book-plotly.js and book.css sit in the book's _static folder, which Jupyter Book
     # loads on every page by itself.
     app.connect("config-inited", _add_plotly_static)

@@ -1,6 +1,7 @@
 // Draw the book's static plotly figures and keep them in the page's light/dark theme.
 // Figures are emitted as <div class="book-figure" data-figure="..."> holding their JSON
-// (see widgets/static.py); plotly.js itself is served from this site's _static folder.
+// (see widgets/static.py); plotly.js itself is served from this site's _static folder, and
+// a slider's steps are drawn by book-plotly-step.js (widgets/plotly_step.js).
 (function () {
   "use strict";
   var THEMES = {
@@ -20,7 +21,7 @@
   }
   // Sliders that a dropdown entry installs (widgets/base.py puts them in the entry's
   // layout update, and deeper menus' entries in "updatemenus[k].buttons") get the
-  // theme's colours and ``execute: false`` (their steps are applied by stepSlider).
+  // theme's colours and ``execute: false`` (their steps are applied by bookPlotlyStep.stepSlider).
   function prepareSliders(sliders, c) {
     var colours = sliderColours(c);
     (sliders || []).forEach(function (sl) {
@@ -72,369 +73,8 @@
     });
   }
 
-  // --- Slider steps without a whole-figure replot --------------------------------------
-  // A static slider's step restyles the traces its slider moves (widgets/base.py).
-  // Plotly.restyle of trace data replots the whole figure: axes, legend, menus and
-  // sliders, 30-100 ms a step here, in a later animation frame. stepSlider applies a step
-  // in the input event instead, by one of three paths (the first that can take it):
-  // - lean (leanStep): where the step's values are ones plotly's defaults take as given,
-  //   they are written into gd.data and gd._fullData, the moved traces are calced again
-  //   and redrawn; no figure-wide defaults. Where that moves an autoranged axis's data
-  //   extremes or renames a legend entry, a relayout of that axis's autorange (or of the
-  //   legend) redraws it ("rerange").
-  // - fast: Plotly.animate (no transition, no redraw, every trace module marked not
-  //   animatable so that animate draws nothing itself) writes the step's values into
-  //   gd.data and recomputes the figure's defaults and calcdata; then every base plot
-  //   module redraws its traces and every trace module styles them, as the replot's
-  //   drawData does.
-  // - replot: a step whose calcdata changes what the axes or the legend show otherwise
-  //   (an axis type, a category axis's categories, which traces the legend shows) gets
-  //   the whole replot.
-  // tests/test_slider_steps_browser.py checks that the figure after every step is the same
-  // SVG, drawn from the same full traces and calcdata, as after Plotly.restyle of it.
-  function nested(obj, key, value) {
-    var ks = key.split("."), o = obj;
-    for (var i = 0; i < ks.length - 1; i++) o = o[ks[i]] = o[ks[i]] || {};
-    o[ks[ks.length - 1]] = value;
-  }
-  function stepFrame(args) {
-    var upd = args[0], idx = args[1];
-    return {traces: idx, data: idx.map(function (j, n) {
-      var t = {};
-      Object.keys(upd).forEach(function (k) { nested(t, k, upd[k][n]); });
-      return t;
-    })};
-  }
-  // The data extremes an autoranged axis takes its range from: every trace's (plotly's
-  // trace._extremes) with the entries that another entry dominates left out, as plotly
-  // collapses them before it computes the range; equal sets give equal ranges.
-  function collapsed(entries, further) {
-    var kept = [];
-    entries.forEach(function (e) {
-      var dominated = kept.some(function (k) {
-        return further(k.val, e.val) && k.pad >= e.pad && (k.extrapad || !e.extrapad);
-      });
-      if (dominated) return;
-      kept = kept.filter(function (k) {
-        return !(further(e.val, k.val) && e.pad >= k.pad && (e.extrapad || !k.extrapad));
-      });
-      kept.push(e);
-    });
-    return kept.map(function (k) { return [k.val, k.pad, !!k.extrapad]; }).sort();
-  }
-  function extremesOf(gd, ax) {
-    var lo = [], hi = [];
-    gd._fullData.forEach(function (t) {
-      var e = t._extremes && t._extremes[ax._id];
-      if (!e) return;
-      lo = lo.concat(e.min || []); hi = hi.concat(e.max || []);
-    });
-    return [collapsed(lo, function (a, b) { return a <= b; }),
-            collapsed(hi, function (a, b) { return a >= b; })];
-  }
-  // What the axes and the legend are drawn from; a step that changes it from what they
-  // show (gd._bookDrawnFrame, noted after every whole replot) needs a replot.
-  function frameOf(gd) {
-    var fl = gd._fullLayout, out = {};
-    Object.keys(fl).forEach(function (k) {
-      if (!/^[xy]axis\d*$/.test(k)) return;
-      var ax = fl[k];
-      out[k] = [ax.type, ax.autorange, ax._categories,
-                ax.autorange ? extremesOf(gd, ax) : null];
-    });
-    out.legend = gd._fullData.map(function (t) {
-      return t.showlegend ? [t.name, t.visible, t.legendgroup] : null;
-    });
-    return JSON.stringify(out);
-  }
-  // The relayout that redraws what moved between two frames (frameOf's): the autorange of
-  // the autoranged axes whose data extremes moved, and the legend where a name in it
-  // changed ({} where nothing did); null where anything else did (axis types, categories,
-  // which traces the legend shows).
-  function redrawFor(was, now) {
-    var a = JSON.parse(was), b = JSON.parse(now), upd = {}, same = function (x, y) {
-      return JSON.stringify(x) === JSON.stringify(y);
-    };
-    if (!same(Object.keys(a).sort(), Object.keys(b).sort())) return null;
-    if (!same(a.legend, b.legend)) {
-      var shown = function (l) { return l.map(function (e) { return e && [e[1], e[2]]; }); };
-      if (!same(shown(a.legend), shown(b.legend))) return null;
-      upd.showlegend = true;
-    }
-    for (var k in b) {
-      if (k === "legend") continue;
-      if (!same(a[k].slice(0, 3), b[k].slice(0, 3))) return null;
-      if (!same(a[k][3], b[k][3])) upd[k + ".autorange"] = b[k][1];
-    }
-    return upd;
-  }
-  function canStepFast(gd) {
-    var fl = gd._fullLayout;
-    return !!(fl && Array.isArray(fl._modules) && Array.isArray(fl._basePlotModules) &&
-              Array.isArray(fl._visibleModules) && gd._fullData && gd.calcdata);
-  }
-  // How a step was drawn: "lean" (its traces calced again, no defaults), "rerange" (lean,
-  // and the axes it moves ranged again), "fast" (Plotly.animate's defaults and calc, then
-  // its traces redrawn) or "replot".
-  function stepped(gd, path) {
-    gd.dataset.lastStep = path;
-    gd.emit("book_slider_step", {path: path});
-  }
-  // The whole replot of a step: Plotly.restyle, keeping the axis types the figure's
-  // layout sets (restyle of x or y clears the type of the axes of the figure's first
-  // traces, even a type set on purpose: coalescing's stride axis, a category axis, went
-  // linear and lost "random").
-  function replot(gd, args) {
-    return window.Plotly.update(gd, args[0], Object.assign({}, gd._bookAxisTypes), args[1])
-      .then(function () { stepped(gd, "replot"); });
-  }
-  // The axis types a figure's layout sets that replot must keep: not log (restyle keeps
-  // that), and only on autoranged axes (relayout of a type ranges its axis again).
-  function axisTypes(layout) {
-    var out = {};
-    Object.keys(layout || {}).forEach(function (k) {
-      var ax = layout[k];
-      if (/^[xy]axis\d*$/.test(k) && ax && ax.type && ax.type !== "log" && !ax.range &&
-          ax.autorange !== false) out[k + ".type"] = ax.type;
-    });
-    return out;
-  }
-  // Plotly.restyle of x or y forgets the types of the trace's axes (log excepted) and
-  // infers them again from the new data; so does a fast step (a changed type: replot),
-  // except for the types the figure's layout sets (see replot).
-  function forgetAxisTypes(gd, args) {
-    var keys = Object.keys(args[0]);
-    if (keys.indexOf("x") < 0 && keys.indexOf("y") < 0) return;
-    var fl = gd._fullLayout;
-    args[1].forEach(function (j) {
-      var t = gd._fullData[j];
-      [t.xaxis, t.yaxis].forEach(function (id) {
-        if (!id) return;
-        var name = id.charAt(0) + "axis" + id.slice(1), ax = fl[name];
-        if (ax && ax.type !== "log" && gd.layout[name] && !(gd._bookAxisTypes || {})[name + ".type"])
-          delete gd.layout[name].type;
-      });
-    });
-  }
-  // --- The lean step: plotly's calc, without its defaults --------------------------
-  // Plotly.animate recomputes the whole figure's defaults (every trace, every axis, the
-  // sliders and menus: most of a step's time) before it calcs. A step that only moves
-  // values the full traces took as given (data arrays, text, colours, in the same shape
-  // and of the same kinds, so that no default and no axis type can come out otherwise)
-  // needs none of that: the values are written into gd.data and gd._fullData both, and
-  // the moved traces (every trace of a trace type with a cross-trace step, such as
-  // bars) are calced again as plotly's doCalcdata calcs them. Anything else takes
-  // Plotly.animate's path below.
-  function getPath(obj, key) {
-    var ks = key.split(".");
-    for (var i = 0; i < ks.length && obj != null; i++) obj = obj[ks[i]];
-    return obj;
-  }
-  function kinds(v) {
-    if (!Array.isArray(v)) return v === null ? "null" : typeof v;
-    var seen = {};
-    v.forEach(function (x) {   // gaps (null) tell plotly nothing of an axis's type
-      if (x !== null) seen[Array.isArray(x) ? "array:" + kinds(x) : typeof x] = 1;
-    });
-    return "[" + Object.keys(seen).sort().join(",") + "]";
-  }
-  // A value in place of another that plotly's defaults would take the same way: an
-  // array for an array (for the coordinates x, y and z, of the same kinds of element, so
-  // that the axes' types stay) or a primitive of the same type.
-  function sameShape(key, a, b) {
-    if (Array.isArray(a) !== Array.isArray(b)) return false;
-    if (!Array.isArray(a)) return typeof a === typeof b;
-    if (!/^[xyz]$/.test(key)) return true;
-    // gaps only, in place of numbers or the other way: the axis is linear either way
-    var ka = kinds(a), kb = kinds(b), gaps = function (k, other) { return k === "[]" && other === "[number]"; };
-    return ka === kb || gaps(ka, kb) || gaps(kb, ka);
-  }
-  function hasArray(obj) {
-    if (Array.isArray(obj)) return true;
-    if (!obj || typeof obj !== "object") return false;
-    return Object.keys(obj).some(function (k) { return hasArray(obj[k]); });
-  }
-  // A trace's _length once x or y is written: plotly's defaults give a scatter or bar
-  // trace with both the shorter one's length (and a scatter trace with no mode of its
-  // own a mode by it), and a heatmap none (its z sets its size); anything else, or a
-  // trace for which that rule did not hold before, gives false (not lean).
-  function newLength(input, full, x, y) {
-    var type = full.type;
-    if (type === "heatmap") return full._length == null ? full._length : false;
-    if (!(type === "bar" || (type === "scatter" && input.mode))) return false;
-    if (!Array.isArray(input.x) || !Array.isArray(input.y) ||
-        full._length !== Math.min(input.x.length, input.y.length)) return false;
-    return Math.min(x.length, y.length);
-  }
-  // The writes of a lean step ([trace, key, value]), or null where it cannot take one.
-  // (gd._bookLeanWhy says why not, for whoever debugs a figure.)
-  function leanWrites(gd, args) {
-    var upd = args[0], idx = args[1], writes = [];
-    var no = function (why) { gd._bookLeanWhy = why; return null; };
-    for (var n = 0; n < idx.length; n++) {
-      var j = idx[n], input = gd.data[j], full = gd._fullData[j];
-      if (!input || !full || full.visible !== true || full._input !== input || !full._module ||
-          !full._module.calc) return no("trace " + j + " is not a visible calced trace");
-      var cats = full._module.categories || [];
-      if (hasArray(full.hoverinfo) || hasArray(full.hoverlabel) || (hasArray(full.hovertemplate) &&
-          (cats.indexOf("2dMap") >= 0 || cats.indexOf("pie-like") >= 0)) ||
-          (full.error_x && full.error_x.visible) || (full.error_y && full.error_y.visible))
-        return no("trace " + j + " has per-point hover labels or error bars");
-      var keys = Object.keys(upd), x = input.x, y = input.y;
-      for (var k = 0; k < keys.length; k++) {
-        var key = keys[k], value = upd[key][n], was = getPath(input, key);
-        if (value == null && was == null) continue;           // absent, and stays so
-        if (value == null || was == null) return no("trace " + j + " " + key + ": set or unset");
-        if (getPath(full, key) !== was) return no("trace " + j + " " + key + ": not taken as given");
-        if (!sameShape(key, was, value)) return no("trace " + j + " " + key + ": another shape");
-        writes.push([j, key, value]);
-        if (key === "x") x = value;
-        if (key === "y") y = value;
-      }
-      if (x !== input.x || y !== input.y) {
-        var len = newLength(input, full, x, y);
-        if (len === false) return no("trace " + j + ": x or y moves, and its length is not plain");
-        if (len !== full._length) writes.push([j, "_length", len, "full only"]);
-      }
-    }
-    gd._bookLeanWhy = null;
-    return writes;
-  }
-  // plotly's doCalcdata for the traces given, then the cross-trace step of their types.
-  function calcTraces(gd, idx) {
-    var fl = gd._fullLayout, full = gd._fullData, mods = [];
-    idx.forEach(function (j) {
-      var m = full[j]._module;
-      if (m.crossTraceCalc && mods.indexOf(m) < 0) mods.push(m);
-    });
-    var redo = full.map(function (t, j) {
-      return idx.indexOf(j) >= 0 || (t.visible === true && mods.indexOf(t._module) >= 0);
-    });
-    for (var j = 0; j < full.length; j++) {
-      if (!redo[j]) continue;
-      var trace = full[j];
-      if (trace.visible !== true || trace._length === 0) return false;
-      delete trace._indexToPoints;
-      var cd = trace._module.calc(gd, trace);
-      if (!Array.isArray(cd) || !cd[0]) return false;
-      if (!cd[0].t) cd[0].t = {};
-      cd[0].trace = trace;
-      // What plotly's hover calc adds: a point's own hover template.
-      if (Array.isArray(trace.hovertemplate)) {
-        for (var i = 0; i < cd.length; i++) cd[i].ht = trace.hovertemplate[i];
-      }
-      gd.calcdata[j] = cd;
-    }
-    mods.forEach(function (m) {
-      var kind = m.basePlotModule.name, subplots = fl._subplots[kind];
-      if (!Array.isArray(subplots)) { m.crossTraceCalc(gd); return; }
-      subplots.forEach(function (sp) {
-        m.crossTraceCalc(gd, kind === "cartesian" ? fl._plots[sp] : fl[sp], sp);
-      });
-    });
-    return true;
-  }
-  function leanStep(gd, args, tally) {
-    var writes = leanWrites(gd, args);
-    if (!writes) return false;
-    writes.forEach(function (w) {
-      if (!w[3]) nested(gd.data[w[0]], w[1], w[2]);
-      nested(gd._fullData[w[0]], w[1], w[2]);
-    });
-    var now = calcTraces(gd, args[1]) && frameOf(gd);
-    var upd = now && now !== gd._bookDrawnFrame ? redrawFor(gd._bookDrawnFrame, now) : {};
-    if (!upd) {
-      tally.replot++;                     // gd.data holds the step: restyle redoes the rest
-      replot(gd, args);
-      return true;
-    }
-    if (Object.keys(upd).length) {
-      // Autoranged axes' data extremes moved (coalescing's byte addresses), or a name in
-      // the legend changed (the roofline explorer's "attention, S=4096"): plotly's
-      // relayout of their autorange (which skips the defaults) ranges those axes again and
-      // redraws them and the traces; of showlegend, redraws the legend. No calc, and no
-      // sliders or menus redrawn.
-      tally.fast++;
-      window.Plotly.relayout(gd, upd).then(function () {
-        if (upd.showlegend) drawTraces(gd, args[1]);
-        gd._bookDrawnFrame = frameOf(gd);
-        stepped(gd, "rerange");
-      });
-      return true;
-    }
-    drawTraces(gd, args[1]);
-    tally.fast++;
-    stepped(gd, "lean");
-    return true;
-  }
-  // Redraw the kinds of plot (cartesian, table) that hold a trace the step moved, every
-  // trace of them, then style the traces of those kinds.
-  function drawTraces(gd, idx) {
-    var fl = gd._fullLayout, styles = [];
-    var kinds = idx.map(function (j) { return gd._fullData[j]._module.basePlotModule; });
-    fl._basePlotModules.forEach(function (m) { if (kinds.indexOf(m) >= 0) m.plot(gd); });
-    fl._visibleModules.forEach(function (m) {
-      if (m.style && kinds.indexOf(m.basePlotModule) >= 0 && styles.indexOf(m.style) < 0) styles.push(m.style);
-    });
-    styles.forEach(function (style) { style(gd); });
-  }
-  function stepSlider(gd, args, name) {
-    if (gd._bookPendingReplot) gd._bookPendingReplot();   // a newer step replaces it
-    // A slider whose steps have needed the whole replot twice and never less (its steps
-    // move an axis: coalescing's stride, the fusion chain's kernel count) restyles at once.
-    var tallies = gd._bookTally = gd._bookTally || {};
-    var tally = tallies[name || ""] = tallies[name || ""] || {fast: 0, replot: 0};
-    if (!canStepFast(gd) || (tally.replot >= 2 && tally.fast === 0)) {
-      tally.replot++;
-      return replot(gd, args);
-    }
-    if (leanStep(gd, args, tally)) return;
-    var calc = gd.calcdata;
-    forgetAxisTypes(gd, args);
-    var mods = gd._fullLayout._modules.slice(), animatable = mods.map(function (m) { return m.animatable; });
-    var restored = false;
-    var restore = function () {
-      if (!restored) mods.forEach(function (m, i) { m.animatable = animatable[i]; });
-      restored = true;
-    };
-    var onTransitioning = function () {
-      gd.removeListener("plotly_transitioning", onTransitioning);
-      restore();
-      var now = gd.calcdata === calc ? null : frameOf(gd);
-      if (now !== gd._bookDrawnFrame) {
-        // Restyle (the whole replot) once the transition has ended: plotly skips
-        // autorange while one runs.
-        gd._bookReplotWhy = [gd._bookDrawnFrame, now];
-        tally.replot++;
-        var onEnd = function () { cancel(); replot(gd, args); };
-        var cancel = function () {
-          gd.removeListener("plotly_transitioned", onEnd);
-          gd._bookPendingReplot = null;
-        };
-        gd._bookPendingReplot = cancel;
-        gd.on("plotly_transitioned", onEnd);
-        return;
-      }
-      drawTraces(gd, args[1]);
-      tally.fast++;
-      stepped(gd, "fast");
-    };
-    gd.on("plotly_transitioning", onTransitioning);
-    mods.forEach(function (m) { m.animatable = false; });
-    window.Plotly.animate(gd, stepFrame(args), {frame: {duration: 0, redraw: false},
-                                                transition: {duration: 0}, mode: "immediate"})
-      .catch(function () { gd.removeListener("plotly_transitioning", onTransitioning); restore(); });
-  }
-  function watchSliders(gd) {
-    // What the figure's axes and legend show now: every whole replot redraws them.
-    gd._bookDrawnFrame = frameOf(gd);
-    gd.on("plotly_afterplot", function () { gd._bookDrawnFrame = frameOf(gd); });
-    gd.on("plotly_sliderchange", function (ev) {
-      var step = ev && ev.step;
-      if (!ev.interaction || !step || step.method !== "restyle" || step.execute !== false) return;
-      stepSlider(gd, step.args, ev.slider && ev.slider.name);
-    });
-  }
+  // Slider steps: widgets/plotly_step.js (window.bookPlotlyStep), loaded before this file
+  // as book-plotly-step.js.
 
   // --- A figure off screen is not painted (book.css: content-visibility) -----------
   // Plotly measures text as it draws (a table wraps its cells by the width of each word),
@@ -453,11 +93,12 @@
     var gd = holder.querySelector(".book-figure-plot");
     var config = Object.assign({responsive: true, displaylogo: false}, spec.config || {});
     prepareLayout(spec.layout || {}, THEMES[themeName()]);
-    gd._bookAxisTypes = axisTypes(spec.layout);
+    var step = window.bookPlotlyStep;
+    gd._bookAxisTypes = step.axisTypes(spec.layout);
     gd.style.contentVisibility = "visible";
     window.Plotly.newPlot(gd, spec.data, spec.layout, config).then(function () {
       paintedWhileDrawn(gd);
-      watchSliders(gd);
+      step.watchSliders(gd);
       return window.Plotly.relayout(gd, themeLayout(gd));
     }).then(function () {
       gd.style.contentVisibility = "";
@@ -468,6 +109,7 @@
     var holders = document.querySelectorAll(".book-figure");
     if (!holders.length) return;  // a page of prose: plotly.js is not loaded here
     if (!window.Plotly) { console.error("plotly.js did not load"); return; }
+    if (!window.bookPlotlyStep) { console.error("book-plotly-step.js did not load"); return; }
     holders.forEach(draw);
   }
   if (document.readyState === "loading") {
@@ -477,5 +119,5 @@
   }
   new MutationObserver(recolour).observe(document.documentElement,
     {attributes: true, attributeFilter: ["data-theme"]});
-  window.bookFigures = {draw: drawAll, recolour: recolour, stepSlider: stepSlider};
+  window.bookFigures = {draw: drawAll, recolour: recolour};
 })();

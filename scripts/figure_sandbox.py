@@ -7,7 +7,7 @@ without building the book (minutes instead of the build's tens of minutes).
 NAME is a widget (``roofline_explorer``), ``lab:NAME`` (``lab:ops_on_roof``) or
 ``machines``; default: every widget, every lab plot and the machines figure. Each figure
 sits in a column as wide as the site's content at a 1280 px window (688 px) and at a
-760 px window (728 px), uses the site's own plotly.js and book-plotly.js, and is judged by
+760 px window (728 px), uses the site's own plotly.js and book-plotly.js (with its step engine), and is judged by
 tests/legibility.py. The site's verdict comes from tests/test_figures_legible.py on the
 built book; this is for iterating on a figure.
 """
@@ -94,7 +94,8 @@ def page(body: str, theme: str, width: int) -> str:
             '<style>body{margin:0;padding:16px;font-family:sans-serif}'
             'html[data-theme=dark] body{background:#121212;color:#ddd}'
             f'.col{{width:{width}px}}</style></head>'
-            f'<body><div class="col">{body}</div><script src="book-plotly.js"></script>'
+            f'<body><div class="col">{body}</div><script src="book-plotly-step.js"></script>'
+            '<script src="book-plotly.js"></script>'
             '</body></html>')
 
 
@@ -113,6 +114,7 @@ def main() -> int:
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="figsandbox-"))
     shutil.copy(_plotly_js(), tmp / "plotly.min.js")
     shutil.copy(ROOT / "_static" / "book-plotly.js", tmp / "book-plotly.js")
+    shutil.copy(ROOT / "widgets" / "plotly_step.js", tmp / "book-plotly-step.js")
     html = {n: figure_html(n) for n in names}
     for n, body in html.items():
         for t in themes:

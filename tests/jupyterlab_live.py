@@ -179,8 +179,9 @@ window.__book = {
     document.addEventListener('change', start, {capture: true, once: true});
     if (!gd.__bookHooked) {
       gd.__bookHooked = true;
+      // book_slider_step: a step drawn by the book's step engine (widgets/plotly_step.js)
       for (const name of ['plotly_afterplot', 'plotly_restyle', 'plotly_relayout',
-                          'plotly_update'])
+                          'plotly_update', 'book_slider_step'])
         gd.on(name, () => {
           const r = window.__book.rec;
           if (r && r.t0 !== null)

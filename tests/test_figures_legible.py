@@ -93,13 +93,16 @@ def bad_page(browser, tmp_path):
     js = pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     (tmp_path / "plotly.min.js").write_bytes(js.read_bytes())
     (tmp_path / "book-plotly.js").write_bytes((ROOT / "_static" / "book-plotly.js").read_bytes())
+    (tmp_path / "book-plotly-step.js").write_bytes(
+        (ROOT / "widgets" / "plotly_step.js").read_bytes())
     spec = BAD
     (tmp_path / "bad.html").write_text(
         '<!doctype html><html data-theme="light"><head><meta charset="utf-8">'
         '<script src="plotly.min.js"></script></head><body><div style="width:500px">'
         '<div class="book-figure" id="book-figure-bad"><div class="book-figure-plot" '
         'style="height:360px"></div><script type="application/json">'
-        + json.dumps(spec) + '</script></div></div><script src="book-plotly.js"></script></body></html>')
+        + json.dumps(spec) + '</script></div></div><script src="book-plotly-step.js"></script>'
+        '<script src="book-plotly.js"></script></body></html>')
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):

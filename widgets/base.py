@@ -531,7 +531,10 @@ class Live:
         v = self.view
         self.settings = v.initial()
         traces, lay = v.traces(self.settings), self._layout(self.settings)
-        self.figure = figure_class()(data=[dict(t) for t in traces], layout=lay)
+        # Plain lists, not numpy arrays (which reach the front end as typed arrays): a
+        # step's values arrive as lists, and the front end's lean step takes only an
+        # array for an array.
+        self.figure = figure_class()(data=[_snapshot(t) for t in traces], layout=lay)
         # What the figure holds, flattened ("marker.color"), as the view computed it:
         # refresh() sends only what differs from it.
         self._shown = ([_snapshot(flatten(t)) for t in traces], _snapshot(flatten(lay)))

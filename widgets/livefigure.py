@@ -31,6 +31,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import pathlib
+
+#: The slider-step engine, shared with the site (book-plotly-step.js there).
+STEP_JS = pathlib.Path(__file__).with_name("plotly_step.js")
 
 #: The stand-in module. __BOOK_KEY__: where the page keeps its one evaluation of plotly's
 #: module (a hash of its source). The source itself is the "value" of one model per kernel
@@ -51,14 +55,52 @@ async function plotlyWidget(model) {
   return globalThis[KEY];
 }
 
+// The book's slider-step engine (widgets/plotly_step.js; window.bookPlotlyStep).
+__BOOK_STEP__
+
+// Plotly's module reads the model through the one object its initialize is given, and
+// each view listens to it as it renders. This model, handed to initialize, gives a
+// listener to its kernel updates that a view registers while it renders (viewEl() is
+// that view's element, the figure) to the book's step engine first: an update that
+// moves trace values (no layout) is drawn lean, without plotly's whole-figure replot
+// (and without the trace defaults plotly's view then sends back to the kernel, which
+// nothing here reads); anything else goes to plotly's listener.
+function stepping(model, viewEl) {
+  const engine = globalThis.bookPlotlyStep;
+  const empty = o => !o || Object.keys(o).length === 0;
+  const on = (name, cb, ...rest) => {
+    const el = viewEl();
+    if (name !== 'change:_py2js_update' || !engine || !el) return model.on(name, cb, ...rest);
+    return model.on(name, (...args) => {
+      const msg = model.get('_py2js_update');
+      const whole = () => cb(...args);
+      if (msg && empty(msg.layout_data) &&
+          engine.liveUpdate(el, msg.style_data, msg.style_traces, whole)) return;
+      whole();
+    }, ...rest);
+  };
+  return new Proxy(model, {
+    get(target, prop) {
+      if (prop === 'on') return on;
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
 export default function bookFigure() {
   let widget = null;  // a promise of plotly's {initialize, render} for this model
+  let rendering = null;  // the element of the view plotly is rendering now
+  const render = (w, ctx) => {
+    rendering = ctx.el;
+    try { return w.render(ctx); } finally { rendering = null; }
+  };
   return {
     initialize(ctx) {
       // Not awaited: anywidget allows a model 2 s to set up.
       widget = plotlyWidget(ctx.model).then(mod => {
         const w = mod.default();
-        w.initialize(ctx);
+        w.initialize({...ctx, model: stepping(ctx.model, () => rendering)});
         return w;
       });
       widget.catch(e => console.error('plotly FigureWidget failed to load', e));
@@ -73,7 +115,7 @@ export default function bookFigure() {
         if (w <= 0) return;
         if (cleanup === null) {
           width = w;
-          cleanup = ready.render(ctx);
+          cleanup = render(ready, ctx);
         } else if (Math.abs(w - width) >= 1) {
           width = w;
           if (typeof el._responsiveChartHandler === 'function') el._responsiveChartHandler();
@@ -87,7 +129,7 @@ export default function bookFigure() {
           observer.observe(el);
           check();
         } else {
-          cleanup = w.render(ctx);
+          cleanup = render(w, ctx);
         }
       });
       return () => {
@@ -107,7 +149,12 @@ def stub_esm(source: str) -> str:
         raise TypeError(f"source must be plotly's front-end module as a string; got "
                         f"{type(source).__name__}")
     key = "__bookPlotlyWidget_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    return _STUB_JS.replace("__BOOK_KEY__", json.dumps(key))
+    return _STUB_JS.replace("__BOOK_KEY__", json.dumps(key)).replace("__BOOK_STEP__", step_js())
+
+
+def step_js() -> str:
+    """The slider-step engine's source (widgets/plotly_step.js), shared with the site."""
+    return STEP_JS.read_text(encoding="utf-8")
 
 
 @functools.cache
@@ -151,9 +198,31 @@ def figure_class():
         if getattr(self, "_book_built", True):
             super(cls, self).open()
 
+    def _send_update_msg(self, restyle_data, relayout_data, trace_indexes=None,
+                         source_view_id=None):
+        """Plotly's update message, with every trace's value of every key it restyles:
+        a batch sends only the values that changed (a hole, Undefined, where a trace's
+        value stayed), and the front end draws a step lean only when it arrives whole."""
+        from plotly.basedatatypes import Undefined
+
+        def held(j: int, key: str):
+            """The value trace j was given for key ("marker.color"); None where it has
+            none (plotly's trace[key] would give the front end's default instead)."""
+            d = self._data[j]
+            for part in key.split("."):
+                d = d.get(part) if isinstance(d, dict) else None
+            return d
+
+        idx = self._normalize_trace_indexes(trace_indexes)
+        whole = {k: [held(j, k) if v is Undefined else v for v, j in zip(vals, idx)]
+                 for k, vals in (restyle_data or {}).items()}
+        return super(cls, self)._send_update_msg(whole, relayout_data, trace_indexes,
+                                                 source_view_id)
+
     doc = ("plotly's FigureWidget, loaded once per page and drawn once shown "
            "(widgets/livefigure.py).")
     cls = type("BookFigureWidget", (go.FigureWidget,),
                {**attrs, "__init__": __init__, "open": open, "__doc__": doc,
+                "_send_update_msg": _send_update_msg,
                 "__module__": __name__})
     return cls
