@@ -94,6 +94,48 @@ def test_a_key_press_on_each_slider_moves_the_traces(lab_page):
     assert not failures, "\n".join(failures)
 
 
+# The figure's SVG without what a step never draws (hover layer, menus) and without the
+# empty text groups plotly leaves for points with no text.
+SVG = r"""i => {
+  const gd = window.__book.outputs()[i].querySelector('.js-plotly-plot');
+  return Array.from(gd.querySelectorAll('.main-svg')).map(svg => {
+    const copy = svg.cloneNode(true);
+    copy.querySelectorAll('.hoverlayer, .updatemenu-container').forEach(n => n.remove());
+    return copy.outerHTML;
+  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '');
+}"""
+
+
+def test_slider_updates_are_drawn_lean_and_as_a_replot_draws_them(lab_page):
+    """A kernel's slider update skips plotly's whole-figure replot (the step engine,
+    widgets/plotly_step.js, draws it: "lean", or "rerange" where autoranged axes move),
+    and what it drew is what plotly draws from the same data on a whole replot."""
+    views = _views()
+    failures = []
+    for i, name in enumerate(NAMES):
+        if not views[name].sliders():
+            continue
+        r = jl.slider_round_trip(lab_page, i, 0)
+        how = lab_page.page.evaluate(
+            "i => window.__book.outputs()[i].querySelector('.js-plotly-plot')"
+            ".dataset.lastStep || 'plotly'", i)
+        if how not in ("lean", "rerange"):
+            failures.append(f"{name}: drawn by {how}, not the step engine ({r['events']})")
+            continue
+        drawn = lab_page.page.evaluate(SVG, i)
+        lab_page.page.evaluate(
+            "i => Plotly.redraw(window.__book.outputs()[i].querySelector('.js-plotly-plot'))", i)
+        lab_page.page.wait_for_timeout(300)
+        again = lab_page.page.evaluate(SVG, i)
+        if drawn != again:
+            at = next((j for j, (x, y) in enumerate(zip(drawn, again)) if x != y),
+                      min(len(drawn), len(again)))
+            failures.append(f"{name}: the {how} step differs from a replot at {at}: "
+                            f"{drawn[max(0, at - 80):at + 60]!r} vs "
+                            f"{again[max(0, at - 80):at + 60]!r}")
+    assert not failures, "\n".join(failures)
+
+
 def test_a_dropdown_change_redraws_the_figure(lab_page):
     views = _views()
     failures = []
