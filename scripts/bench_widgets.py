@@ -9,7 +9,8 @@ Prints, per widget:
    mouse press on a tick of the widget's first slider (released once the step has been
    measured, as a hand releases it later) until the browser has rendered a
    frame holding the redrawn figure (median and worst of the rounds), and how the step
-   was drawn by book-plotly.js: "lean" (the moved traces calced again, no defaults),
+   was drawn by the step engine (widgets/plotly_step.js, run by book-plotly.js): "lean"
+   (the moved traces calced again, no defaults), "rerange" (lean, then the moved axes),
    "fast" (Plotly.animate's defaults and calc, then the traces redrawn) or "replot"
    (Plotly.restyle, the whole figure).
 
