@@ -4,9 +4,10 @@ For every widget of ``widgets.WIDGETS``, run live in a JupyterLab served on 127.
 driven by headless Chromium (tests/jupyterlab_live.py), prints the milliseconds from a key
 press on its first slider's handle (or a change of its first dropdown, for a widget with no
 slider) to the first and the last redraw of its figure, each taken at the next animation
-frame: the median and the worst of the rounds. The kernel, the comm and plotly's redraw are
-all inside that time; nothing is asserted (tests/test_jupyterlab_live.py holds what must
-work).
+frame: the median and the worst of the rounds, and what drew each round: the book's step
+engine (widgets/plotly_step.js) or plotly's own update. The kernel, the comm and the redraw
+are all inside that time; nothing is asserted (tests/test_jupyterlab_live.py holds what
+must work).
 
 Run: .venv/bin/python scripts/bench_live_jupyterlab.py [--rounds N] [--only NAME ...]
 (needs Debian's chromium; the JupyterLab is the one .venv installs).
@@ -51,25 +52,29 @@ def main(argv: list[str] | None = None) -> int:
         (lab.root / "bench.ipynb").write_text(json.dumps(jl.widget_notebook(chosen)))
         lp = jl.open_notebook(browser, lab, "bench.ipynb")
         jl.run_all(lp, len(chosen))
-        print(f"{'widget':24s} {'control':9s} {'first ms':>17s} {'last ms':>17s}")
+        print(f"{'widget':24s} {'control':9s} {'first ms':>17s} {'last ms':>17s}  drawn by")
         firsts_all = []
         for i, name in enumerate(chosen):
             jl.show(lp, i)
             has_slider = bool(views[name].sliders())
-            firsts, lasts = [], []
+            firsts, lasts, how = [], [], {}
             for _ in range(a.rounds):
                 out = (jl.slider_round_trip(lp, i) if has_slider
                        else jl.dropdown_round_trip(lp, i))
                 if out["first"] is not None:
                     firsts.append(out["first"])
                     lasts.append(out["last"])
+                    # the book's step engine (widgets/plotly_step.js) or plotly's update
+                    kind = "engine" if "book_slider_step" in out["events"] else "plotly"
+                    how[kind] = how.get(kind, 0) + 1
             if not firsts:
                 print(f"{name:24s} {'slider' if has_slider else 'dropdown':9s} no redraw seen")
                 continue
             firsts_all += firsts
+            drawn = ", ".join(f"{n} {k}" for k, n in sorted(how.items()))
             print(f"{name:24s} {'slider' if has_slider else 'dropdown':9s} "
                   f"{statistics.median(firsts):7.1f} (max {max(firsts):5.1f}) "
-                  f"{statistics.median(lasts):7.1f} (max {max(lasts):5.1f})")
+                  f"{statistics.median(lasts):7.1f} (max {max(lasts):5.1f})  {drawn}")
         if firsts_all:
             print(f"all widgets: median first redraw {statistics.median(firsts_all):.1f} ms")
         lp.page.context.close()

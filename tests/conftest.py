@@ -3,6 +3,7 @@ only talk to it. Browser tests need Debian's chromium (/usr/bin/chromium); they 
 not skip, when it is missing, since CI installs it."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -80,19 +81,35 @@ class Page:
     def figures(self) -> int:
         return self.page.locator(".book-figure").count()
 
-    def screenshot(self, name: str) -> pathlib.Path:
-        """The whole page as a PNG under _build/screenshots/. Figures well off screen are
-        not painted (content-visibility in book.css) and a full-page capture does not
-        scroll to them: for the capture only, every figure is painted."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{name}.png"
+    @contextlib.contextmanager
+    def _every_figure_painted(self):
+        """Figures well off screen are not painted (content-visibility in book.css), and a
+        capture does not scroll to them: while this holds, every figure is painted."""
         style = self.page.add_style_tag(
             content=".book-figure-plot { content-visibility: visible !important; }")
         self.page.wait_for_timeout(100)
         try:
-            self.page.screenshot(path=str(path), full_page=True)
+            yield
         finally:
             style.evaluate("el => el.remove()")
+
+    def screenshot(self, name: str) -> pathlib.Path:
+        """The whole page as a PNG under _build/screenshots/."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        with self._every_figure_painted():
+            self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def figure_screenshot(self, index: int, path: pathlib.Path) -> pathlib.Path:
+        """The index-th book figure as a PNG at path, cut from the whole page (an element
+        screenshot of a figure taller than the window came out shifted)."""
+        with self._every_figure_painted():
+            box = self.page.evaluate(
+                "k => { const r = document.querySelectorAll('.book-figure')[k]"
+                ".getBoundingClientRect(); return {x: r.x + window.scrollX, "
+                "y: r.y + window.scrollY, width: r.width, height: r.height}; }", index)
+            self.page.screenshot(path=str(path), full_page=True, clip=box)
         return path
 
     def set_theme(self, theme: str) -> None:

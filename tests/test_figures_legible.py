@@ -50,7 +50,7 @@ def test_every_figure_is_legible(site, open_page, width, theme):
         for k, fig in enumerate(figures):
             seen += 1
             stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{path[:-5]}-{fig['id']}-{width}-{theme}")
-            p.page.locator(".book-figure").nth(k).screenshot(path=str(folder / f"{stem}.png"))
+            p.figure_screenshot(k, folder / f"{stem}.png")
             probs = legibility.problems(fig)
             if probs:
                 found[f"{path} {fig['id']}"] = probs

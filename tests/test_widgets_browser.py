@@ -215,7 +215,7 @@ def test_screenshots(open_page, width, theme):
         assert box["width"] <= width, f"figure {i} wider than the window"
     folder = p.screenshot(f"gallery-{width}-{theme}").parent
     for i, name in enumerate(widgets.WIDGETS):
-        p.page.locator(".book-figure").nth(i).screenshot(path=str(folder / f"{name}-{width}-{theme}.png"))
+        p.figure_screenshot(i, folder / f"{name}-{width}-{theme}.png")
     assert p.errors == [] and p.blocked == []
 
 
@@ -230,6 +230,5 @@ def test_dark_theme_survives_a_dropdown_change(open_page):
     assert layout["font"]["color"] == "#e6e6e6"
     assert [m["bgcolor"] for m in layout["updatemenus"]] == ["#2b2f36", "#2b2f36"]
     assert close(max(g.value(f, "roof (FP32 cores, DRAM)", "y")), machines.get("B200").peak_flops("fp32"))
-    p.page.locator(".book-figure").nth(f).screenshot(
-        path=str(p.screenshot("gallery-dark-after-menu").parent / "roofline-dark-b200.png"))
+    p.figure_screenshot(f, p.screenshot("gallery-dark-after-menu").parent / "roofline-dark-b200.png")
     assert p.errors == [] and p.blocked == []

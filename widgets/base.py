@@ -238,6 +238,14 @@ class View:
         return 2 if len(self.sliders()) >= TWO_COLUMNS_FROM else 1
 
     def _geometry(self) -> dict:
+        """The figure's heights in px (title and menus, plot, axis and sliders below);
+        fixed by the view's controls, so computed once (a live step asked for it again,
+        every choice of every dropdown with it: a third of online softmax's step)."""
+        if "_geometry_px" not in self.__dict__:
+            self._geometry_px = self._compute_geometry()
+        return dict(self._geometry_px)
+
+    def _compute_geometry(self) -> dict:
         menu_rows = (max(self._menu_rows()) + 1) if self.menus() else 0
         slider_rows = -(-len(self.sliders()) // self._slider_columns())
         top = TITLE_PX + MENU_PX * menu_rows
