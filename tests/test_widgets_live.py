@@ -256,3 +256,40 @@ def test_fusion_chain_and_triage():
     assert f"{gelu.intensity:.3g}" == "1.88" and answers[1].startswith("I = 1.88 vs 25.3")
     assert answers[2] == "800 MB → 2.5 ms"
     assert t4.ridge("fp32") == approx(8.1e12 / 320e9)
+
+
+def test_a_step_reaches_the_front_end_whole(monkeypatch):
+    """plotly's batch sends only the values that changed (Undefined where a trace's value
+    stayed); the book's figure fills every hole with the value the trace was given, so the
+    front end's lean step can take the step. Each value sent is the view's own, computed
+    here for the new setting."""
+    import plotly.basewidget
+    from plotly.basedatatypes import Undefined
+
+    from widgets.base import _snapshot, flatten
+
+    sent = []
+    real = plotly.basewidget.BaseFigureWidget._send_update_msg
+
+    def spy(self, restyle_data, relayout_data, trace_indexes=None, source_view_id=None):
+        sent.append((restyle_data, trace_indexes))
+        return real(self, restyle_data, relayout_data, trace_indexes, source_view_id)
+
+    monkeypatch.setattr(plotly.basewidget.BaseFigureWidget, "_send_update_msg", spy)
+    checked = 0
+    for name in ("roofline_explorer", "littles_law", "online_softmax", "divergence"):
+        view = getattr(widgets, name)()
+        live = view.live()
+        control = view.sliders()[0]
+        for _, value in live.controls[control.name].options[1::2]:
+            sent.clear()
+            set_control(live, control.name, value)
+            expected = [flatten(_snapshot(t)) for t in view.traces(live.settings)]
+            for restyle, idx in sent:
+                for key, values in restyle.items():
+                    assert len(values) == len(idx), (name, key)
+                    for j, v in zip(idx, values):
+                        assert v is not Undefined, f"{name}: a hole in {key} of trace {j}"
+                        assert _snapshot(v) == expected[j].get(key), (name, key, j)
+                        checked += 1
+    assert checked > 50
