@@ -25,6 +25,10 @@ plotly's own.
 With plotly 5 (Colab's 5.24 with ipywidgets 7.7) ``FigureWidget`` is the ipywidgets
 ``jupyterlab-plotly`` widget, whose view draws after it is attached; only the late comm
 opening applies there.
+
+The stand-in also carries the book's slider-step engine (``plotly_step.js``, which the
+site uses too): a kernel update that only moves trace values is drawn as a lean step,
+not plotly's whole-figure ``Plotly.update``; anything else is plotly's own.
 """
 from __future__ import annotations
 
@@ -205,16 +209,13 @@ def figure_class():
         value stayed), and the front end draws a step lean only when it arrives whole."""
         from plotly.basedatatypes import Undefined
 
-        def held(j: int, key: str):
-            """The value trace j was given for key ("marker.color"); None where it has
-            none (plotly's trace[key] would give the front end's default instead)."""
-            d = self._data[j]
-            for part in key.split("."):
-                d = d.get(part) if isinstance(d, dict) else None
-            return d
+        from .base import flatten
 
         idx = self._normalize_trace_indexes(trace_indexes)
-        whole = {k: [held(j, k) if v is Undefined else v for v, j in zip(vals, idx)]
+        # The values each trace was given ("marker.color" keys), not plotly's trace[key],
+        # which gives the front end's default where a trace has none.
+        given = {j: flatten(self._data[j]) for j in idx}
+        whole = {k: [given[j].get(k) if v is Undefined else v for v, j in zip(vals, idx)]
                  for k, vals in (restyle_data or {}).items()}
         return super(cls, self)._send_update_msg(whole, relayout_data, trace_indexes,
                                                  source_view_id)

@@ -362,10 +362,15 @@
                                                 transition: {duration: 0}, mode: "immediate"})
       .catch(function () { gd.removeListener("plotly_transitioning", onTransitioning); restore(); });
   }
-  function watchSliders(gd) {
-    // What the figure's axes and legend show now: every whole replot redraws them.
+  // What the figure's axes and legend show now (gd._bookDrawnFrame), kept up to date:
+  // every whole replot redraws them. Once per figure.
+  function watchFrame(gd) {
+    if (gd._bookDrawnFrame !== undefined) return;
     gd._bookDrawnFrame = frameOf(gd);
     gd.on("plotly_afterplot", function () { gd._bookDrawnFrame = frameOf(gd); });
+  }
+  function watchSliders(gd) {
+    watchFrame(gd);
     gd.on("plotly_sliderchange", function (ev) {
       var step = ev && ev.step;
       if (!ev.interaction || !step || step.method !== "restyle" || step.execute !== false) return;
@@ -379,10 +384,7 @@
   // caller draws the update itself.
   function liveUpdate(gd, upd, idx, whole) {
     if (!canStepFast(gd) || !upd || !Array.isArray(idx) || !idx.length) return false;
-    if (gd._bookDrawnFrame === undefined) {
-      gd._bookDrawnFrame = frameOf(gd);
-      gd.on("plotly_afterplot", function () { gd._bookDrawnFrame = frameOf(gd); });
-    }
+    watchFrame(gd);
     gd._bookTally = gd._bookTally || {fast: 0, replot: 0};
     return leanStep(gd, [upd, idx], gd._bookTally, whole);
   }
