@@ -130,6 +130,7 @@ def implementations(free_bytes: float, seq: int):
 
     fits = square_fits(free_bytes, seq)
 
+    # listing-begin: attention
     def sdpa(backend=None):
         def fn(q, k, v, causal):
             if backend is None:
@@ -137,6 +138,7 @@ def implementations(free_bytes: float, seq: int):
             with sdpa_kernel(getattr(SDPBackend, backend)):
                 return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         return fn
+    # listing-end: attention
 
     out = [("naive", naive_attention)] if fits else []
     out.append(("sdpa", sdpa()))

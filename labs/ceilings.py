@@ -74,11 +74,13 @@ def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02
     if hold_s <= 0 or launch_s <= 0:
         raise ValueError("hold_s and launch_s must be > 0")
     k = kernels()
+    # listing-begin: fma_peak
     blocks, threads = fma_grid()
     out = k.cuda.device_array(threads, dtype="float32")
 
     def launch(turns: int):
         return lambda: k.fma_peak[blocks, BLOCK](out, turns)
+    # listing-end: fma_peak
 
     t = cuda_time(launch(16), warmup=2, repeats=3)  # compile, then calibrate
     turns = max(16, int(16 * launch_s / t))

@@ -102,8 +102,10 @@ def _strided(x, placement: str, strides, threads: int, useful_target: float, rep
         want = int(useful_target // (4 * min(s, 8))) if placement == "l2" else x.size // s
         iters = max(1, want // (threads * ILP))
         positions = iters * threads * ILP
+        # listing-begin: coalescing
         t = queued_time(lambda: kern[blocks, BLOCK](x, x, 0, iters, s, out),
                         warmup=2, repeats=repeats)
+        # listing-end: coalescing
         bw = positions * 4 / t
         base_bw = base_bw or bw
         frac = predicted_fraction(s, placement)

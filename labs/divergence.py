@@ -157,7 +157,7 @@ def run(quick: bool = False, iters: int | None = None, ks=None, repeats: int | N
     for split in SPLITS:
         base = None
         for p in PATHS:
-            t = time(lambda: kern.diverge[blocks, BLOCK](out, p, split == "between", iters))
+            t = time(lambda: kern.diverge[blocks, BLOCK](out, p, split == "between", iters))  # listing: divergence
             base = base or t
             rows.append({"experiment": "paths", "split": split, "paths": p, "seconds": t,
                          "slowdown": t / base, "predicted": simt.divergence_passes(p, split)})

@@ -54,8 +54,10 @@ def fused_versions(x16, x32):
     k = kernels()
     a16, a32 = k.cuda.as_cuda_array(x16), k.cuda.as_cuda_array(x32)
     y16, y32 = k.cuda.device_array_like(a16), k.cuda.device_array_like(a32)
+    # listing-begin: fusion
     return ("numba", lambda: k.scale_shift_relu[grid(a16.size), BLOCK](a16, y16),
             lambda: k.sin2_cos2[grid(a32.size), BLOCK](a32, y32))
+    # listing-end: fusion
 
 
 def run(quick: bool = False, n: int | None = None) -> dict:

@@ -76,7 +76,7 @@ def knob_launch(x, n: int, groups: int, waves: int):
     knob[1, BLOCK](x, 0)  # compile, so the occupancy API can size one wave
     if waves:
         blocks = min(blocks, waves * ceilings.resident_blocks(knob))
-    return (lambda k: knob[blocks, BLOCK](x, k)), blocks
+    return (lambda k: knob[blocks, BLOCK](x, k)), blocks  # listing: intensity
 
 
 def knob_rows(n: int, ks, flops: float, bandwidth: float, repeats: int,

@@ -116,7 +116,7 @@ class Chaser:
             else:
                 self.flush()
             torch.cuda.synchronize()
-            self.kernel[1, 1](arr, self.node, warm, steps, self.out)
+            self.kernel[1, 1](arr, self.node, warm, steps, self.out)  # listing: latency
             res = self.out.copy_to_host()
             self.node = int(res[0])
             if r:

@@ -38,6 +38,7 @@ def catalogue(n: int, mm_sizes, quick: bool):
     def vec(dtype=torch.float32, k=1):
         return [torch.randn(n, device="cuda", dtype=dtype) for _ in range(k)]
 
+    # listing-begin: ops_on_roof
     def elementwise():
         (a, b, c) = vec(k=3)
         return [("add", ops.vector_add(n), "fp32", lambda: a + b),
@@ -45,6 +46,7 @@ def catalogue(n: int, mm_sizes, quick: bool):
                 ("multiply-add", ops.elementwise(n, 2, 3, 1, name="a*b+c"), "fp32",
                  lambda: torch.addcmul(c, a, b)),
                 ("sum", ops.reduction(n), "fp32", lambda: a.sum())]
+    # listing-end: ops_on_roof
 
     def rowwise():
         rows, cols = n // 4096, 4096

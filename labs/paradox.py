@@ -51,6 +51,7 @@ def sweep(kind: str, sizes, budget_s: float) -> list[dict]:
 
     rows = []
     for n in sizes:
+        # listing-begin: paradox
         shape = (n, n) if kind == "matmul" else (n,)
         xc, yc = torch.rand(shape), torch.rand(shape)
         xg, yg = xc.cuda(), yc.cuda()
@@ -58,6 +59,7 @@ def sweep(kind: str, sizes, budget_s: float) -> list[dict]:
         cpu = common.host_time(lambda: f(xc, yc), budget_s)
         gpu = common.host_time(_sync(lambda: f(xg, yg)), budget_s)
         trip = common.host_time(_sync(lambda: f(xc.cuda(), yc.cuda()).cpu()), budget_s)
+        # listing-end: paradox
         op = _op(kind, n)
         rows.append({"kind": kind, "n": n, "flops": op.flops, "bytes": op.bytes,
                      "cpu_s": cpu, "gpu_resident_s": gpu, "gpu_copies_s": trip,
