@@ -64,8 +64,10 @@ def graph_seconds(calls, repeats: int = 10) -> float:
     return t
 
 
-def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02) -> dict:
-    """FP32 FMA rate of ``kernels.fma_peak`` held for ``hold_s`` seconds with NVML sampling.
+def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02,
+             variant: str | None = None) -> dict:
+    """FP32 FMA rate of ``kernels.fma_peak`` held for ``hold_s`` seconds with NVML sampling
+    (``variant``: a kernel of labs/fma_variants.py in its place, launched the same way).
 
     Each launch is sized to take about ``launch_s`` seconds; returns fma_flops (median of
     the timed launches, FLOP/s), sm_clock_hz and power_w (NVML medians, None without
@@ -74,6 +76,12 @@ def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02
     if hold_s <= 0 or launch_s <= 0:
         raise ValueError("hold_s and launch_s must be > 0")
     k = kernels()
+    if variant is not None:
+        from types import SimpleNamespace
+
+        from .fma_variants import variant as variant_kernel
+
+        k = SimpleNamespace(**{**vars(k), "fma_peak": variant_kernel(variant)})
     # listing-begin: fma_peak
     blocks, threads = fma_grid()
     out = k.cuda.device_array(threads, dtype="float32")
@@ -90,7 +98,10 @@ def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02
         t_end = time.perf_counter() + hold_s
         while time.perf_counter() < t_end or len(times) < 5:
             times.append(cuda_time(fn, warmup=0, repeats=1))
-    return {"fma_flops": peak_flops_per_launch(threads, turns) / statistics.median(times),
+    from .fma_variants import fmas_per_turn
+
+    flops = peak_flops_per_launch(threads, turns, fmas_per_turn(k.fma_peak))
+    return {"fma_flops": flops / statistics.median(times),
             "sm_clock_hz": s.median("sm_clock_hz"), "power_w": s.median("power_w"),
             "launches": len(times), "turns": turns, "threads": threads, "samples": s.samples}
 

@@ -47,6 +47,9 @@ FMA_B = np.float32(0.001)
 UNROLL = 32
 #: Independent chains in the FMA-peak kernel (8 x 32 = 256 FMAs per loop turn).
 PEAK_CHAINS = 8
+#: The FMA-peak kernel kernels() ships: "chains8" (the one below, recorded) or a variant of
+#: labs/fma_variants.py; scripts/fma_variants_on_device.py times them all on a GPU.
+FMA_PEAK_VARIANT = "chains8"
 #: Threads per block of every kernel here.
 BLOCK = 256
 #: Floats per 16-byte access of the knob kernel.
@@ -186,6 +189,12 @@ def kernels() -> SimpleNamespace:
         v0, v1, v2, v3, v4, v5, v6, v7 = blocks8(v0, v1, v2, v3, v4, v5, v6, v7, turns)
         if i < out.size:
             out[i] = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7))
+
+    fma_peak.fmas_per_turn = PEAK_CHAINS * UNROLL
+    if FMA_PEAK_VARIANT != "chains8":
+        from .fma_variants import variant
+
+        fma_peak = variant(FMA_PEAK_VARIANT)
 
     @cuda.jit
     def scale_shift_relu(x, y):
@@ -401,6 +410,8 @@ def grid(n_threads: int) -> int:
     return (int(n_threads) + BLOCK - 1) // BLOCK
 
 
-def peak_flops_per_launch(threads: int, turns: int) -> float:
-    """FLOPs one fma_peak launch does: threads x turns x chains x UNROLL x 2."""
-    return float(threads) * turns * PEAK_CHAINS * UNROLL * 2
+def peak_flops_per_launch(threads: int, turns: int,
+                          fmas_per_turn: int = PEAK_CHAINS * UNROLL) -> float:
+    """FLOPs one fma_peak launch does: threads x turns x FMAs a thread does per turn (the
+    shipped kernel: chains x UNROLL) x 2."""
+    return float(threads) * turns * fmas_per_turn * 2
