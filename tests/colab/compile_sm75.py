@@ -92,6 +92,11 @@ def launches(cc) -> list[tuple[str, str, object, tuple]]:
         ("fusion", "scale_shift_relu", k.scale_shift_relu, (f16, f16.copy())),
         ("fusion", "sin2_cos2", k.sin2_cos2, (f32, f32.copy())),
     ]
+    # scripts/fma_variants_on_device.py, through ceilings.fma_peak(variant=...): as fma_peak
+    from labs import fma_variants
+
+    out += [("intensity", f"fma_peak variant {n}", fma_variants.variant(n), (f32, 16))
+            for n in fma_variants.VARIANTS[1:]]
     d = divergence.kernels()
     out += [("divergence", "diverge", d.diverge, (f32, 4, True, 1024)),
             ("divergence", "one_in_k", d.one_in_k, (f32, 32, 1024))]
