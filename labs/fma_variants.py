@@ -16,7 +16,9 @@ start and end of a launch) these variants tell apart by measurement:
   ``chains8``; a longer loop body to fetch);
 - ``interleaved``: 8 chains x 32 FMAs a turn written step-major (one FMA on each of the
   8 chains, 32 times), so that consecutive instructions never depend on each other even
-  before ptxas schedules them.
+  before ptxas schedules them (LLVM must unroll the 32-step loop of 8 FMAs for this to
+  pay; if it leaves it rolled, the loop's overhead comes every 8 FMAs and the share falls:
+  the measurement says which).
 
 Each variant has ``fmas_per_turn`` (per thread); a launch ``kernel[blocks, BLOCK](out,
 turns)`` does threads x turns x fmas_per_turn x 2 FLOPs, like the shipped kernel.
@@ -39,9 +41,13 @@ VARIANTS = ("chains8", "chains16", "unroll64", "interleaved")
 cuda = None
 
 
-def _seeds(i):
-    """Per-thread start values (the shipped kernel's), as float32."""
-    return np.float32(i % 1024) * np.float32(1e-3)
+def _seeds8(i, base):
+    """Eight chain start values for thread i: (i % 1024) / 1000 + base + c / 10, c = 0..7
+    (the shipped kernel's, with base = 0), as float32."""
+    s = np.float32(i % 1024) * np.float32(1e-3) + base
+    d = np.float32(0.1)
+    return (s, s + d, s + np.float32(2) * d, s + np.float32(3) * d, s + np.float32(4) * d,
+            s + np.float32(5) * d, s + np.float32(6) * d, s + np.float32(7) * d)
 
 
 @functools.cache
@@ -56,18 +62,15 @@ def variant(name: str):
     cuda = _kern.cuda
     blk32, blk64 = _kern._fixed(_kern.UNROLL), _kern._fixed(2 * _kern.UNROLL)
     a_, b_, unroll = _kern.FMA_A, _kern.FMA_B, _kern.UNROLL
-    seed = cuda.jit(device=True, inline=True)(_seeds)
+    seeds8 = cuda.jit(device=True, inline=True)(_seeds8)
+    z, half = np.float32(0.0), np.float32(0.05)
 
     if name == "chains16":
         @cuda.jit(fastmath=True)
         def fma_peak16(out, turns):
             i = cuda.grid(1)
-            s = seed(i)
-            d = np.float32(0.05)
-            v0, v1, v2, v3 = s, s + d, s + np.float32(2) * d, s + np.float32(3) * d
-            v4, v5, v6, v7 = s + np.float32(4) * d, s + np.float32(5) * d, s + np.float32(6) * d, s + np.float32(7) * d
-            v8, v9, va, vb = s + np.float32(8) * d, s + np.float32(9) * d, s + np.float32(10) * d, s + np.float32(11) * d
-            vc, vd, ve, vf = s + np.float32(12) * d, s + np.float32(13) * d, s + np.float32(14) * d, s + np.float32(15) * d
+            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
+            v8, v9, va, vb, vc, vd, ve, vf = seeds8(i, half)
             for _ in range(turns):
                 v0, v1, v2, v3 = blk32(v0), blk32(v1), blk32(v2), blk32(v3)
                 v4, v5, v6, v7 = blk32(v4), blk32(v5), blk32(v6), blk32(v7)
@@ -82,10 +85,7 @@ def variant(name: str):
         @cuda.jit(fastmath=True)
         def fma_peak_u64(out, turns):
             i = cuda.grid(1)
-            s = seed(i)
-            d = np.float32(0.1)
-            v0, v1, v2, v3 = s, s + d, s + np.float32(2) * d, s + np.float32(3) * d
-            v4, v5, v6, v7 = s + np.float32(4) * d, s + np.float32(5) * d, s + np.float32(6) * d, s + np.float32(7) * d
+            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
             for _ in range(turns):
                 v0, v1, v2, v3 = blk64(v0), blk64(v1), blk64(v2), blk64(v3)
                 v4, v5, v6, v7 = blk64(v4), blk64(v5), blk64(v6), blk64(v7)
@@ -97,10 +97,7 @@ def variant(name: str):
         @cuda.jit(fastmath=True)
         def fma_peak_step(out, turns):
             i = cuda.grid(1)
-            s = seed(i)
-            d = np.float32(0.1)
-            v0, v1, v2, v3 = s, s + d, s + np.float32(2) * d, s + np.float32(3) * d
-            v4, v5, v6, v7 = s + np.float32(4) * d, s + np.float32(5) * d, s + np.float32(6) * d, s + np.float32(7) * d
+            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
             for _ in range(turns):
                 for _ in range(unroll):  # a constant count: unrolled, step-major
                     v0, v1, v2, v3 = v0 * a_ + b_, v1 * a_ + b_, v2 * a_ + b_, v3 * a_ + b_
@@ -116,22 +113,3 @@ def variant(name: str):
 def fmas_per_turn(kernel) -> int:
     """FMAs one thread of an FMA-peak kernel does per loop turn."""
     return int(getattr(kernel, "fmas_per_turn", _kern.PEAK_CHAINS * _kern.UNROLL))
-
-
-def expected(name: str, n_threads: int, turns: int) -> np.ndarray:
-    """What variant ``name`` writes to out[i] for i < n_threads (numpy, float32, unfused:
-    within rounding of the GPU): the sum of its chains, each started as the kernel does
-    and run turns x (its FMAs per chain per turn)."""
-    chains = {"chains8": 8, "chains16": 16, "unroll64": 8, "interleaved": 8}[name]
-    per_chain = {"chains8": 32, "chains16": 32, "unroll64": 64, "interleaved": 32}[name]
-    i = np.arange(n_threads)
-    s = _seeds(i).astype(np.float32)
-    if name == "chains8":
-        offsets = [np.float32(0.1 * c) for c in range(8)]
-    else:
-        d = np.float32(0.05 if name == "chains16" else 0.1)
-        offsets = [np.float32(c) * d for c in range(chains)]
-    total = np.zeros(n_threads, dtype=np.float64)
-    for off in offsets:
-        total += _kern.fma_reference(s + off, turns * per_chain)
-    return total.astype(np.float32)

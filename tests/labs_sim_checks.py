@@ -118,6 +118,34 @@ def spin():
 
 
 @check
+def fma_peak_variants():
+    """Every variant of labs/fma_variants.py: thread i's chains start at s = (i % 1024) / 1000
+    plus c x d (d = 0.05 for 16 chains, 0.1 for 8; within float32 rounding), each runs turns
+    x its FMAs per chain per turn, and out[i] is their sum; 64 threads on 40 outputs (the
+    guard must hold)."""
+    from labs import fma_variants
+    from labs.kernels import FMA_A, FMA_B
+
+    shape = {"chains16": (16, 0.05, 32), "unroll64": (8, 0.1, 64), "interleaved": (8, 0.1, 32)}
+    threads, turns = 40, 2
+    for name, (chains, d, per_chain) in shape.items():
+        kern = fma_variants.variant(name)
+        assert fma_variants.fmas_per_turn(kern) == chains * per_chain, name
+        out = _k().cuda.to_device(np.full(threads, np.nan, dtype=np.float32))
+        kern[1, 64](out, turns)
+        got = out.copy_to_host()
+        for i in range(threads):
+            s = np.float32(i % 1024) * np.float32(1e-3)
+            total = 0.0
+            for c in range(chains):
+                v = s + np.float32(c) * np.float32(d)
+                for _ in range(turns * per_chain):
+                    v = v * FMA_A + FMA_B
+                total += float(v)
+            assert abs(got[i] - total) < 1e-4 * abs(total), (name, i, got[i], total)
+
+
+@check
 def empty():
     _k().empty[1, 32]()
 
