@@ -342,15 +342,27 @@ def counts(key: str) -> list[dict]:
     return out
 
 
+def _count(x: float) -> str:
+    """A count per element for people: exact with thousands separators when whole
+    (8,192, not 8,190), else 3 significant figures."""
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e12 else units.number(x)
+
+
 def _count_line(row: dict) -> str:
-    e = row["element"]
-    f = units.number(row["flops"])
+    """One case in words: the counts, then the bound on the H200 by each set of roofs."""
+    f = _count(row["flops"])
     text = (f"{row['label']}: {f} FLOP{'' if f == '1' else 's'} and "
-            f"{units.number(row['bytes'])} bytes of DRAM traffic per {e}, "
-            f"intensity {units.number(row['intensity'])} FLOP/byte")
-    bounds = [f"{m['bound']}-bound on the H200's {m['how']} roofs, at most "
-              f"{units.flops(m['attainable'])}" for m in row["machines"]]
-    return text + ("; " + "; ".join(bounds) if bounds else "") + "."
+            f"{_count(row['bytes'])} bytes of DRAM traffic per {row['element']} "
+            f"(intensity {units.number(row['intensity'])} FLOP/byte)")
+    ms = row["machines"]
+    if not ms:
+        return text + "."
+    rates = ", ".join(f"{units.flops(m['attainable'])} by its {m['how']} roofs" for m in ms)
+    if len({m["bound"] for m in ms}) == 1:
+        return text + f"; {ms[0]['bound']}-bound on the H200, at most {rates}."
+    each = "; ".join(f"{m['bound']}-bound by its {m['how']} roofs, at most "
+                     f"{units.flops(m['attainable'])}" for m in ms)
+    return text + f"; on the H200, {each}."
 
 
 def markdown(key: str) -> str:

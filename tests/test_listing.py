@@ -97,7 +97,8 @@ def test_markdown_carries_the_marker_each_part_verbatim_and_the_counts():
     for _t, _n, code in listing.parts("intensity"):
         assert "```python\n" + code in md
     # the knob: 2k FLOPs and 8 bytes (a 4-byte load and store) per float, k/4 FLOP/byte
-    assert "k = 16: 32 FLOPs and 8 bytes of DRAM traffic per float, intensity 4 FLOP/byte" in md
+    assert ("k = 16: 32 FLOPs and 8 bytes of DRAM traffic per float (intensity 4 FLOP/byte); "
+            "memory-bound on the H200, at most 19.2 TFLOP/s by its datasheet roofs") in md
     rows = {r["label"]: r for r in listing.counts("intensity")}
     assert rows["k = 128"]["intensity"] == pytest.approx(128 / 4)
     # H200 datasheet: 66.9 TFLOP/s FP32 over 4.8 TB/s puts the ridge near 14: k = 16 is
