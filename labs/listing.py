@@ -28,7 +28,7 @@ import importlib
 import inspect
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from perfmodel import machines, ops, roofline, units
@@ -119,12 +119,14 @@ class Case:
 
 @dataclass(frozen=True)
 class Entry:
+    """One listing: its key (the chapter's ``show(key)``), the lab it belongs to, its parts,
+    what the model counts for it and a note in words."""
+
     key: str
     lab: str
     parts: tuple[Part, ...]
     cases: tuple[Case, ...] = ()
     note: str | Callable[[], str] = ""  # after the counts (or in their place)
-    extra: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------

@@ -128,8 +128,8 @@ def test_every_chapter_with_a_lab_cell_shows_a_listing():
             continue
         keys = re.findall(r'labs\.listing\.show\("(\w+)"\)', text)
         assert keys, f"{md.name} has a lab cell but no kernel listing"
-        for k in keys:
-            listing.entry(k)
+        for k in keys:  # beside the result of the lab it belongs to
+            assert f'labs.show("{listing.entry(k).lab}"' in text, (md.name, k)
 
 
 def test_listing_imports_no_plotting_or_widgets():
