@@ -2,7 +2,8 @@
 each listing's code is still the source the lab runs: a function part must equal (up to
 whitespace) a function of the name it claims in that module's current file (found with
 ``ast``, independently of labs/listing.py), and a launch part the lines tagged in the lab
-now. A stale or missing listing fails. Reads ``_build/html``; builds nothing extra."""
+now. A stale or missing listing fails. Reads ``_build/html`` (conftest builds the book
+only where it is not built yet, as for every site test); builds nothing extra."""
 import ast
 import html
 import importlib
@@ -16,7 +17,6 @@ import pytest
 from labs import listing
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SITE = ROOT / "_build" / "html"
 LAB_CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md")
                       if "labs.show(" in p.read_text())
 
@@ -72,10 +72,9 @@ def defs_named(module: str, qualname: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def pages():
-    if not (SITE / "intro.html").exists():
-        pytest.skip("the book is not built (_build/html): run jupyter-book build .")
-    return {c: (SITE / "chapters" / f"{c}.html").read_text() for c in LAB_CHAPTERS}
+def pages(site):
+    """The built chapter pages (conftest's ``site``: the book the other site tests read)."""
+    return {c: (site / "chapters" / f"{c}.html").read_text() for c in LAB_CHAPTERS}
 
 
 def test_there_are_lab_chapters():
