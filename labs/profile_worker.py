@@ -169,13 +169,15 @@ def compute_cases(quick: bool):
 
     from . import intensity
     from .ceilings import fma_grid
-    from .kernels import BLOCK, PEAK_CHAINS, UNROLL, kernels, make_knob
+    from .fma_variants import fmas_per_turn
+    from .kernels import BLOCK, kernels, make_knob, peak_flops_per_launch
 
     k = kernels()
     blocks, threads = fma_grid()
     out = k.cuda.device_array(threads, dtype=np.float32)
     turns = 16 if quick else 64
-    cases = [(dict(turns=turns, flops=2.0 * threads * turns * PEAK_CHAINS * UNROLL),
+    flops = peak_flops_per_launch(threads, turns, fmas_per_turn(k.fma_peak))
+    cases = [(dict(turns=turns, flops=flops),
               lambda: k.fma_peak[blocks, BLOCK](out, turns), k.fma_peak,
               "FMA peak (registers only)", blocks, BLOCK)]
     data = torch.rand(KNOB_FLOATS, device="cuda")
