@@ -7,11 +7,12 @@ from numba import cuda, float32
 from labs.challenges.harness import load4, store4
 
 ROWS, COLS = 64, 32
+PADDED = 33  # COLS + 1 (a shared array's shape must be literal constants)
 
 
 @cuda.jit
 def transpose(x, out, n):
-    tile = cuda.shared.array((ROWS, COLS + 1), float32)
+    tile = cuda.shared.array((ROWS, PADDED), float32)
     tx = cuda.threadIdx.x                # 0..7: a group of 4 columns
     ty = cuda.threadIdx.y                # 0..31: a row
     c0 = cuda.blockIdx.x * COLS
