@@ -20,6 +20,7 @@ import numpy as np
 
 from ..gpu import has_cuda, numba_cuda
 from ..kernels import _vec4_gpu, _vec4_sim, simulated
+from .verdict import first_wrong
 
 cuda = numba_cuda()
 #: ``load4(a, i)`` -> the four float32 ``a[4i:4i+4]`` in ONE 16-byte load, and
@@ -112,6 +113,9 @@ class Tally:
                 self._note("w", idx)
                 return super().__setitem__(idx, val)
 
+            def reshape(self, *shape):  # a view, counted as the same array
+                return Counted(self._ary.reshape(*shape))
+
         return Counted(host)
 
     def count(self, name: str, kind: str) -> int:
@@ -176,26 +180,6 @@ def missing_names(ns, names: tuple[str, ...]) -> list[str]:
 
 
 # ----------------------------------------------------------------------- the check
-
-def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
-                atol: float) -> str | None:
-    """None when ``got`` matches ``want`` within rtol/atol; else a sentence naming the
-    first wrong element: its index, the value got, the value expected."""
-    got = np.asarray(got)
-    if got.shape != want.shape:
-        return f"{name} has shape {got.shape}; expected {want.shape}"
-    ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
-    if ok.all():
-        return None
-    flat = int(np.flatnonzero(~ok.ravel())[0])
-    idx = np.unravel_index(flat, want.shape)
-    where = ", ".join(str(int(i)) for i in idx)
-    g, w = got[idx], want[idx]
-    hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
-    wrong = int((~ok).sum())
-    return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of {want.size} "
-            f"elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
-
 
 def device_name() -> str:
     """'CUDA simulator (CPU)' or the GPU's name."""
