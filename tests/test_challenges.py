@@ -20,7 +20,7 @@ import pytest
 
 from labs import challenges as ch
 from labs.challenges import estimate, verdict
-from perfmodel import little, machines, ops, simt
+from perfmodel import little, machines, ops, simt, units
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SIM = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(ROOT))
@@ -232,14 +232,27 @@ def test_regroup_and_the_others_sit_where_the_statements_say():
 
 # ------------------------------------------------------------------------ the page
 
+def test_write_starter_copies_it_once(tmp_path):
+    path = ch.write_starter("ilp", tmp_path / "mine.py")
+    assert path.read_text() == ch.kernel_source("ilp")
+    path.write_text("# my work")
+    assert ch.write_starter("ilp", path).read_text() == "# my work"
+
+
 def test_show_displays_the_starter_source_itself():
     view = ch.show("saxpy")
     src = (ROOT / "labs" / "challenges" / "starters" / "saxpy.py").read_text()
     assert view.source == src
     md = view._repr_markdown_()
     assert "```python\n" + src in md and "python -m labs challenge check saxpy" in md
+    assert "Sizes:" not in md and ":func:" not in md
+    # the model's counts at the timed size, on the H200's recorded roofs
+    n = ch.challenge("saxpy").sizes("full")["n"]
+    bound = ops.saxpy(n).bytes / verdict.roofs("NVIDIA H200").bandwidth("dram")
+    assert f"{units.seconds(bound)}, memory-bound" in view.model
+    assert "805 MB of DRAM traffic" in view.model and "(measured)" in view.model
     html = view._repr_html_()
-    assert "out[i] = ..." in html and "<script" not in html
+    assert "out[i] = ..." in html and "<script" not in html and "``" not in html
     assert "reference" not in view.source.lower()
     with pytest.raises(ValueError, match="challenge must be one of"):
         ch.show("nope")
