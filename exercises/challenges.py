@@ -299,11 +299,11 @@ def verdict(name: str, run: Run, limits: Limits) -> Result:
                     "the limit allows")
     if rc == 0 and report.get("passed") is True:
         return Result(name, True, "passed", message, device, run.wall_s, rc, report)
+    if not report:
+        return fail(f"the check printed no result (exit status {rc})")
     if rc == 0 or report.get("passed") is True:
         return fail("the check's exit status and its result disagree (exit status "
                     f"{rc}, passed={report.get('passed')!r}); not counted as a pass")
-    if not report:
-        return fail(f"the check printed no result (exit status {rc})")
     if rc == 1:
         return fail("failed the check")
     if rc == 2:
@@ -456,12 +456,17 @@ def is_cell_of(source: str, name: str) -> bool:
     return first == marker(name)
 
 
+def has_gpu() -> bool:
+    """An NVIDIA driver's device files are here (without importing CUDA)."""
+    return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0"))
+
+
 def check_challenge(name: str, history: list[str] | None = None, *,
-                    wall_s: float = 300.0) -> Result:
+                    wall_s: float = 300.0, checker: list[str] | None = None) -> Result:
     """What a challenge's check cell runs in the student's notebook: the latest run cell
     that starts with the challenge's marker, checked as the grader checks it (a separate
-    process; on this machine's GPU when there is one, else the simulator; no memory
-    limit, since CUDA reserves more address space than any limit would allow)."""
+    process; on this machine's GPU when there is one, with no memory limit since CUDA
+    reserves more address space than any limit would allow; else the simulator)."""
     name = check_name(name)
     if history is None:
         from .assign import _latest_sources
@@ -472,7 +477,8 @@ def check_challenge(name: str, history: list[str] | None = None, *,
         print(f"{name}: no challenge cell run yet (run the cell above, keeping its first "
               "line).")
         return Result(name, False, "no challenge cell run yet")
-    result = run_check(name, cells[-1], limits=Limits(wall_s=wall_s, memory_bytes=None),
-                       gpu=True)
+    gpu = has_gpu()
+    result = run_check(name, cells[-1], limits=Limits(
+        wall_s=wall_s, memory_bytes=None if gpu else MEMORY_BYTES), gpu=gpu, checker=checker)
     print(result)
     return result
