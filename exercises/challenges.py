@@ -5,7 +5,8 @@ the student's code. This module never imports ``labs`` (the book's design rule f
 ``exercises/``): it talks to the challenges through their command line,
 
     python -m labs challenge list
-    python -m labs challenge show NAME --json      (the statement and the starter kernel)
+    python -m labs challenge show NAME --json      (the statement and the starter kernel;
+    python -m labs challenge starter NAME           or the starter alone)
     python -m labs challenge check NAME FILE.py --json
 
 and runs each check as a separate process (:func:`run_check`) that is contained, not
@@ -29,6 +30,7 @@ the network: run the grader as a throwaway account in a container or virtual mac
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import math
@@ -398,24 +400,49 @@ class Challenge:
     chapter: str = ""
 
 
+def _described(name: str, root: pathlib.Path) -> dict:
+    """Title, statement and chapter of a challenge read from its module's text
+    (``labs/challenges/<name>.py``: the docstring, ``TITLE``, ``CHAPTER``), parsed and
+    never imported; empty when there is no such file."""
+    path = pathlib.Path(root) / "labs" / "challenges" / f"{name}.py"
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    text = ast.get_docstring(tree) or ""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text).replace("``", "`")  # reST roles
+    found = {"statement": text}
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        for t in targets:
+            names = [t] if isinstance(t, ast.Name) else list(getattr(t, "elts", []))
+            values = [stmt.value] if isinstance(t, ast.Name) else list(getattr(stmt.value, "elts", []))
+            for n, v in zip(names, values):
+                if isinstance(n, ast.Name) and n.id in ("TITLE", "CHAPTER") \
+                        and isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    found[n.id.lower()] = v.value
+    return found
+
+
 def info(name: str, checker: list[str] | None = None, root: pathlib.Path = ROOT) -> Challenge:
-    """A challenge's statement and starter, from ``python -m labs challenge show NAME
-    --json``; an unknown name -> ValueError listing the known ones."""
+    """A challenge's statement and starter: from ``python -m labs challenge show NAME
+    --json`` where the challenges' command line has it, else the starter from ``challenge
+    starter NAME`` and the statement, title and chapter from the challenge module's text
+    (:func:`_described`). An unknown name -> ValueError listing the known ones."""
     name = check_name(name)
     known = names(checker, root)
     if name not in known:
         raise ValueError(f"challenge must be one of {', '.join(known) or '(none)'}; "
                          f"got {name!r}")
-    text = _ask(["show", name, "--json"], checker, root)
     try:
-        obj = json.loads(text)
+        obj = json.loads(_ask(["show", name, "--json"], checker, root))
     except ValueError:
         obj = None
-    if not isinstance(obj, dict) or not isinstance(obj.get("starter"), str) \
-            or not isinstance(obj.get("statement"), str):
-        raise ValueError(f"`challenge show {name} --json` printed no JSON object with "
-                         "'statement' and 'starter'")
-    return Challenge(name, str(obj.get("title") or name), obj["statement"].strip(),
+    if not isinstance(obj, dict) or not isinstance(obj.get("starter"), str):
+        obj = {**_described(name, root), "starter": _ask(["starter", name], checker, root)}
+    statement = obj.get("statement") if isinstance(obj.get("statement"), str) else ""
+    return Challenge(name, str(obj.get("title") or name),
+                     statement.strip() or f"The book's kernel challenge `{name}`.",
                      obj["starter"].strip("\n"), str(obj.get("chapter") or ""))
 
 

@@ -246,3 +246,22 @@ def test_the_check_cell_checks_the_latest_run_of_the_cell(capsys):
 def test_an_unknown_challenge_is_refused(tmp_path):
     with pytest.raises(ValueError, match="vadd"):
         assign("hwk", tmp_path, kernels=["nope"], checker=CHECKER)
+
+
+def test_the_instructors_page_names_the_options_that_exist():
+    import re
+
+    page = (ROOT / "appendix" / "instructors.md").read_text()
+    part = page.split("## Kernel challenges: grading student code", 1)[1].split("\n## ", 1)[0]
+    assert "not a security sandbox" in part
+    helps = {cmd: subprocess.run([sys.executable, "-m", "exercises", cmd, "--help"], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=60).stdout
+             for cmd in ("assign", "grade", "list")}
+    spans = [c for c in re.findall(r"`([^`\n]+)`", part) + re.findall(r"```bash\n(.*?)```", part, re.S)
+             if "labs challenge" not in c]
+    options = {o for c in spans for o in re.findall(r"(?<![\w-])--[a-z][a-z-]*", c)}
+    assert {"--time-limit", "--memory-limit", "--gpu", "--challenges"} <= options
+    for option in options:
+        assert any(option in h for h in helps.values()), option
+    assert f"{challenges.WALL_S:g} s by default" in part
+    assert f"{challenges.MEMORY_BYTES // 2 ** 20} MiB by default" in part
