@@ -243,15 +243,18 @@ class Result:
 
 
 def _report(stdout: str) -> dict:
-    """The check's JSON object: the last line of its output, if that is one."""
-    lines = [ln for ln in stdout.splitlines() if ln.strip()]
-    if not lines:
-        return {}
-    try:
-        obj = json.loads(lines[-1])
-    except ValueError:
-        return {}
-    return obj if isinstance(obj, dict) and isinstance(obj.get("passed"), bool) else {}
+    """The check's JSON object: what its output ends with (on one line or indented), if
+    that is an object with a true-or-false ``passed``; anything printed after it (or no
+    such object) -> {}."""
+    text = stdout.rstrip()
+    starts = [m.start() for m in re.finditer(r"^\{", text, re.M)][-50:]
+    for at in reversed(starts):
+        try:
+            obj = json.loads(text[at:])
+        except ValueError:
+            continue
+        return obj if isinstance(obj, dict) and isinstance(obj.get("passed"), bool) else {}
+    return {}
 
 
 def _signal(n: int) -> str:

@@ -265,3 +265,9 @@ def test_the_instructors_page_names_the_options_that_exist():
         assert any(option in h for h in helps.values()), option
     assert f"{challenges.WALL_S:g} s by default" in part
     assert f"{challenges.MEMORY_BYTES // 2 ** 20} MiB by default" in part
+
+
+def test_the_result_may_be_indented_but_must_come_last():
+    indented = 'noise\n{\n "challenge": "vadd",\n "passed": true,\n "message": "ok"\n}\n'
+    assert verdict("vadd", Run(0, indented, "", 1.0), Limits()).passed
+    assert not verdict("vadd", Run(0, indented + "more\n", "", 1.0), Limits()).passed
