@@ -1,4 +1,5 @@
-"""Command line: python -m labs list | run NAME [--quick] [--out DIR] | run --all."""
+"""Command line: python -m labs list | run NAME [--quick] [--out DIR] | run --all |
+challenge ... (kernel challenges: python -m labs challenge --help)."""
 from __future__ import annotations
 
 import argparse
@@ -10,9 +11,15 @@ from . import LABS, available, module, results
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["challenge"]:
+        from .challenges.cli import main as challenge_main
+
+        return challenge_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m labs", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the labs")
+    sub.add_parser("challenge", help="kernel challenges: python -m labs challenge --help")
     r = sub.add_parser("run", help="run labs on this machine's GPU and save their results")
     r.add_argument("name", nargs="?", help="the lab to run (see list)")
     r.add_argument("--all", action="store_true", help="run every lab")

@@ -21,6 +21,8 @@ CONSTRAINTS = ROOT / "tests" / "colab" / "colab-constraints.txt"
 #: The labs whose run() launches numba kernels, and the notebooks' setup cell.
 NUMBA_LABS = {"intensity", "clocks", "paradox", "fusion", "divergence", "latency",
               "littles_law", "coalescing", "setup cell"}
+#: The kernel challenges (labs/challenges): each starter's and reference's kernels.
+CHALLENGES = ("saxpy", "fuse", "regroup", "reduce", "ilp", "transpose", "matmul", "softmax")
 
 
 def colab_pins() -> dict[str, str]:
@@ -65,7 +67,15 @@ def test_every_kernel_compiles_and_links_for_sm75(report):
 def test_every_lab_kernel_is_in_the_catalogue(report):
     """Each ``@cuda.jit`` kernel defined in labs/*.py is compiled here (or is sm_80-only)."""
     assert report["uncovered"] == []
-    assert {k["lab"] for k in report["kernels"]} == NUMBA_LABS
+    assert {k["lab"] for k in report["kernels"]} == NUMBA_LABS | {
+        f"challenge {name}" for name in CHALLENGES}
+
+
+def test_every_challenge_compiles_its_starter_and_its_reference(report):
+    for name in CHALLENGES:
+        kinds = {k["kernel"].split(":")[0] for k in report["kernels"]
+                 if k["lab"] == f"challenge {name}"}
+        assert kinds == {"starter", "reference"}, (name, kinds)
 
 
 def test_max_registers_reach_the_linker(report):

@@ -123,6 +123,7 @@ def launches(cc) -> list[tuple[str, str, object, tuple]]:
     walk = coalescing.walk_kernel()
     out += [("coalescing", "walk rows of a.t() (a view)", walk, (square.T, f64)),
             ("coalescing", "walk rows of a contiguous copy", walk, (square, f64))]
+    out += challenge_launches()
     try:  # labs.ready (the notebooks' setup cell): twice_plus_one[blocks, 256](x, out)
         from labs import ready_kernel
     except ModuleNotFoundError:
@@ -130,6 +131,24 @@ def launches(cc) -> list[tuple[str, str, object, tuple]]:
     else:
         out.append(("setup cell", "twice_plus_one", ready_kernel.twice_plus_one,
                     (f32, f32.copy())))
+    return out
+
+
+def challenge_launches() -> list[tuple[str, str, object, tuple]]:
+    """Every kernel challenge's kernels, starter and reference, with the stand-in
+    arguments the challenge names (``compile_args``: the dtypes, ranks and scalars its
+    ``launch`` passes)."""
+    from labs import challenges
+
+    out = []
+    for name in challenges.NAMES:
+        spec = challenges.challenge(name)
+        for kind, module in (("starter", challenges.starter(name)),
+                             ("reference", challenges.reference(name))):
+            for kernel, args in spec.compile_args():
+                if hasattr(module, kernel):
+                    out.append((f"challenge {name}", f"{kind}: {kernel}",
+                                getattr(module, kernel), args))
     return out
 
 
@@ -183,10 +202,11 @@ def _cubin_sm(code: bytes) -> int | None:
 
 
 def kernel_sites(root: pathlib.Path = ROOT) -> set[tuple[str, int]]:
-    """(file, first line) of every kernel definition in labs/*.py: a function decorated with
-    ``cuda.jit`` (bare or called) without ``device=True``."""
+    """(file, first line) of every kernel definition in labs/**/*.py (the kernel
+    challenges' starters and solutions included): a function decorated with ``cuda.jit``
+    (bare or called) without ``device=True``."""
     sites = set()
-    for path in sorted((root / "labs").glob("*.py")):
+    for path in sorted((root / "labs").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if not isinstance(node, ast.FunctionDef):
                 continue

@@ -1,0 +1,130 @@
+"""Kernel challenges ("Your turn"): a kernel to fix or write, checked against numpy and,
+on a GPU, timed against its bound on that GPU.
+
+Each challenge is three small modules: ``labs/challenges/<name>.py`` (the statement a
+student reads, the operation's model counts, the inputs and the numpy reference),
+``labs/challenges/starters/<name>.py`` (the starting kernel: what the student copies and
+edits) and ``labs/challenges/solutions/<name>.py`` (the reference solution, with the
+starter's names; the book never shows it, and a student edition can leave the folder
+out). The shared machinery is in :mod:`labs.challenges.harness` (check, timing) and
+:mod:`labs.challenges.verdict` (the bound and what it refuses).
+
+>>> import labs.challenges as ch
+>>> ch.show("saxpy")                    # the statement, the starter's source, how to check
+>>> ch.check("saxpy", "my_saxpy.py")    # or a module; simulator without a GPU
+>>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, bound, share, limiting term
+
+Command line: ``python -m labs challenge list | check NAME FILE.py [--json] |
+time NAME [FILE.py | --reference] [--quick] | starter NAME``.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pathlib
+from types import ModuleType
+
+#: Every challenge, in the order of the book.
+NAMES = ("saxpy", "fuse", "regroup", "reduce", "ilp", "transpose", "matmul", "softmax")
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def challenge(name: str) -> ModuleType:
+    """The module describing one challenge; unknown name -> ValueError listing them."""
+    if name not in NAMES:
+        raise ValueError(f"challenge must be one of {', '.join(NAMES)}; got {name!r}")
+    return importlib.import_module(f"labs.challenges.{name}")
+
+
+def starter(name: str) -> ModuleType:
+    """The starting kernel's module."""
+    challenge(name)
+    return importlib.import_module(f"labs.challenges.starters.{name}")
+
+
+def reference(name: str) -> ModuleType:
+    """The reference solution's module (instructors; not shown in the book)."""
+    challenge(name)
+    return importlib.import_module(f"labs.challenges.solutions.{name}")
+
+
+def starter_path(name: str) -> pathlib.Path:
+    challenge(name)
+    return HERE / "starters" / f"{name}.py"
+
+
+def _submission(name: str, submission):
+    from .harness import load_submission
+
+    ch = challenge(name)
+    if submission is None:
+        return starter(name)
+    if isinstance(submission, (str, pathlib.Path)):
+        return load_submission(submission, ch.KERNELS)
+    return submission
+
+
+def check(name: str, submission=None, seed: int = 0) -> dict:
+    """Check a submission (a file path, a module, or None for the starter) for correctness:
+    on the GPU when there is one, else under numba's CUDA simulator. Returns the harness's
+    result dict (``passed``, ``message`` naming the first wrong element, ``device``)."""
+    from .harness import BrokenSubmission, check as _check, device_name
+
+    ch = challenge(name)
+    try:
+        ns = _submission(name, submission)
+    except BrokenSubmission as e:
+        return {"challenge": name, "passed": False, "broken": True, "message": str(e),
+                "device": device_name()}
+    return _check(ch, ns, seed=seed)
+
+
+def time(name: str, submission=None, quick: bool = False) -> dict:
+    """GPU only: check, time and judge a submission against the bound on this GPU."""
+    from .harness import time_submission
+
+    return time_submission(challenge(name), _submission(name, submission), quick=quick)
+
+
+def kernel_source(name: str) -> str:
+    """The starter's source file as the student copies it (read from the module itself,
+    so the page and the lab cannot drift)."""
+    return inspect.getsource(starter(name))
+
+
+class ChallengeView:
+    """What a chapter's "Your turn" cell shows: the statement, the starting kernel's
+    source and how to check it (plain text, markdown and HTML)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        ch = challenge(name)
+        self.title = ch.TITLE
+        self.statement = inspect.cleandoc(ch.__doc__ or "")
+        self.source = kernel_source(name)
+        self.how = (f"Copy the starter into a file (say my_{name}.py; "
+                    f"`python -m labs challenge starter {name} > my_{name}.py`), edit it, "
+                    f"then run `python -m labs challenge check {name} my_{name}.py` "
+                    f"(or, in a notebook, `labs.challenges.check({name!r}, "
+                    f"'my_{name}.py')`). On a GPU, `python -m labs challenge time {name} "
+                    f"my_{name}.py` times it against the bound.")
+
+    def __str__(self) -> str:
+        return f"{self.title}\n\n{self.statement}\n\n{self.source}\n{self.how}\n"
+
+    def _repr_markdown_(self) -> str:
+        return (f"**{self.title}**\n\n{self.statement}\n\n```python\n{self.source}```\n\n"
+                f"{self.how}\n")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        para = "".join(f"<p>{html.escape(p)}</p>" for p in self.statement.split("\n\n"))
+        return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
+                f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
+                f"</code></pre><p>{html.escape(self.how)}</p></div>")
+
+
+def show(name: str) -> ChallengeView:
+    """The displayable challenge a chapter cell ends with."""
+    return ChallengeView(name)

@@ -1,0 +1,71 @@
+"""Fuse a chain of three elementwise kernels into one.
+
+The starter computes out = relu(1.5 x + 0.5) the way three library calls would: one
+kernel multiplies, one adds, one takes the ReLU, each reading its input from DRAM and
+writing its result back. That is 24 bytes per element for 3 FLOPs, where the operation
+needs only 8 (read x once, write out once; ``perfmodel.ops.scale_shift_relu``). All three
+versions are memory-bound, so the starter's time is about three times the bound. Write
+one kernel that keeps the intermediate values in registers; change ``launch`` to launch
+it once. (16-byte accesses, ``load4``/``store4`` from ``labs.challenges.harness``, take you
+the rest of the way to the copy roof.)
+
+Sizes: 2**26 floats (quick: 2**24). On a T4 (quick): about 11 s (estimated by
+:func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, three compiles 6 s, the
+host's inputs and reference 1.2 s; the starter's chain moves 403 MB a call).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from perfmodel import ops
+
+NAME = "fuse"
+TITLE = "Your turn: fuse relu(1.5 x + 0.5) into one kernel"
+CHAPTER, SECTION = "05_triage", "Fusion: the cheapest byte is the one you never move"
+KERNELS = ("launch",)
+UNIT = "fp32"
+RTOL, ATOL = 1e-6, 1e-6
+COMPILES, HOST_PASSES = 3, 8
+SCALE, SHIFT = np.float32(1.5), np.float32(0.5)
+#: The chain as perfmodel counts it: three kernels, each (reads, writes, FLOPs) per element.
+CHAIN = ((1, 1, 1), (1, 1, 1), (1, 1, 1))
+
+
+def sizes(mode: str) -> dict:
+    return {"sim": {"n": 1000}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+
+
+def make_inputs(rng, n: int) -> dict:
+    return {"x": rng.standard_normal(n, dtype=np.float32)}
+
+
+def outputs(n: int) -> dict:
+    return {"out": ((n,), np.float32)}
+
+
+def expected(inp: dict) -> dict:
+    return {"out": np.maximum(inp["x"] * SCALE + SHIFT, np.float32(0.0))}
+
+
+def launch(ns, d: dict) -> None:
+    ns.launch(d["x"], d["out"])
+
+
+def op(n: int):
+    """The fused operation's counts: what the bound is computed from."""
+    return ops.scale_shift_relu(n, fused=True, dtype="fp32")
+
+
+def unfused_op(n: int):
+    """The starter's counts: every kernel reads and writes DRAM."""
+    return ops.scale_shift_relu(n, fused=False, dtype="fp32")
+
+
+def data_bytes(n: int) -> float:
+    return 8.0 * n
+
+
+def compile_args() -> list[tuple[str, tuple]]:
+    f32 = np.zeros(64, np.float32)
+    return [("scale", (f32, f32.copy())), ("shift", (f32, f32.copy())),
+            ("relu", (f32, f32.copy())), ("fused", (f32, f32.copy()))]

@@ -1,0 +1,89 @@
+"""Raise the bytes in flight with independent loads until Little's law is met.
+
+out = 2 x, with the grid fixed: two blocks of 256 threads per SM (``launch`` is the
+challenge's, not yours), each thread striding over the array. The starter's thread loads
+one float, stores it, and only then loads the next: 4 bytes in flight per thread, about
+0.27 MB on a whole H200, where Little's law asks for bandwidth x latency, several MB
+(``perfmodel.little.bytes_in_flight``). With the threads fixed, the only way up is more
+independent loads per thread: issue several 16-byte loads (``load4``) before using any
+of them, then store them all. The bound is the copy roof (8 bytes per element).
+
+Sizes: 2**26 floats (quick: 2**24; multiples of 4). On a T4 (quick): about 8 s
+(estimated by :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles
+4 s; each launch moves 134 MB).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from perfmodel import ops
+
+NAME = "ilp"
+TITLE = "Your turn: meet Little's law with independent loads"
+CHAPTER, SECTION = "07_latency", "One curve: warps or independent loads"
+KERNELS = ("scale",)
+UNIT = "fp32"
+RTOL, ATOL = 0.0, 0.0
+COMPILES, HOST_PASSES = 2, 6
+THREADS = 256
+BLOCKS_PER_SM = 2
+
+
+def sizes(mode: str) -> dict:
+    return {"sim": {"n": 36864}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+
+
+def make_inputs(rng, n: int) -> dict:
+    return {"x": rng.random(n, dtype=np.float32)}
+
+
+def outputs(n: int) -> dict:
+    return {"out": ((n,), np.float32)}
+
+
+def expected(inp: dict) -> dict:
+    return {"out": inp["x"] * np.float32(2.0)}
+
+
+def sms() -> int:
+    """SMs of the GPU in hand (2 under the simulator: a small grid that still strides)."""
+    from .harness import cuda, simulated
+
+    if simulated():
+        return 2
+    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+
+
+def grid_threads() -> int:
+    return sms() * BLOCKS_PER_SM * THREADS
+
+
+def launch(ns, d: dict) -> None:
+    """The fixed grid: BLOCKS_PER_SM blocks of THREADS per SM."""
+    ns.scale[sms() * BLOCKS_PER_SM, THREADS](d["x"], d["out"])
+
+
+def op(n: int):
+    return ops.elementwise(n, 1, 1, 1, "fp32", "scale")
+
+
+def data_bytes(n: int) -> float:
+    return 8.0 * n
+
+
+def loads_before_use(tally, itemsize: int = 4) -> int:
+    """Bytes a thread has asked for before it first stores, at most over the run (from a
+    :class:`labs.challenges.harness.Tally`): the reads in a row between two writes, the
+    bytes it can have in flight."""
+    most = 0
+    for events in tally.per_thread(("x", "out")).values():
+        run = 0
+        for _a, kind, _flat in events:
+            run = run + 1 if kind == "r" else 0
+            most = max(most, run)
+    return most * itemsize
+
+
+def compile_args() -> list[tuple[str, tuple]]:
+    f32 = np.zeros(64, np.float32)
+    return [("scale", (f32, f32.copy()))]

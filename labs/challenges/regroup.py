@@ -1,0 +1,91 @@
+"""Regroup a divergent kernel by path, so that every warp takes one side of the branch.
+
+Even and odd elements take different paths (two different chains of 2 x 128 fused
+multiply-adds; think of the real and imaginary parts of interleaved pairs). The starter
+gives thread i element i, so in every warp 16 lanes take each path: the warp runs both
+paths one after the other with half its lanes idle, and the kernel, which is
+compute-bound (513 FLOPs for 8 bytes per element), takes about twice its bound. Change
+``element`` (which element thread t works on) so that the 32 lanes of a warp all take
+the same path; every output must still land in its own place. One way: let warp 2p take
+the even elements of a span of 64 and warp 2p + 1 the odd ones.
+
+Sizes: 2**24 floats (quick: 2**22; the sizes are multiples of 64). On a T4 (quick):
+about 8 s (estimated by :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s,
+two compiles 4 s; each launch's 2.2 GFLOP take 0.3 ms at the T4's measured rate).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from perfmodel import ops
+
+NAME = "regroup"
+TITLE = "Your turn: regroup a divergent kernel by path"
+CHAPTER, SECTION = "06_simt", "Data-dependent branches, and what to do about them"
+KERNELS = ("paths", "element", "launch")
+UNIT = "fp32"
+RTOL, ATOL = 1e-4, 1e-6
+COMPILES, HOST_PASSES = 2, 10
+#: FMAs per chain; two chains per element.
+STEPS = 128
+#: The two paths' multiply-adds v <- v * a + b (both have the fixed point 1).
+PATH_A = (np.float32(0.999), np.float32(0.001))
+PATH_B = (np.float32(0.998), np.float32(0.002))
+FLOPS_PER_ELEMENT = 2 * 2 * STEPS + 1
+
+
+def sizes(mode: str) -> dict:
+    return {"sim": {"n": 2048}, "quick": {"n": 2 ** 22}, "full": {"n": 2 ** 24}}[mode]
+
+
+def make_inputs(rng, n: int) -> dict:
+    return {"x": rng.random(n, dtype=np.float32)}
+
+
+def outputs(n: int) -> dict:
+    return {"out": ((n,), np.float32)}
+
+
+def chain(v: np.ndarray, a: float, b: float, steps: int = STEPS) -> np.ndarray:
+    """``steps`` multiply-adds v <- v a + b, in closed form (float64):
+    a^k v + b (1 - a^k) / (1 - a)."""
+    ak = float(a) ** steps
+    return ak * v + float(b) * (1.0 - ak) / (1.0 - float(a))
+
+
+def expected(inp: dict) -> dict:
+    x = inp["x"].astype(np.float64)
+    out = np.empty_like(x)
+    for parity, (a, b) in ((0, PATH_A), (1, PATH_B)):
+        v = x[parity::2]
+        out[parity::2] = chain(v, a, b) + chain(v + 1.0, a, b)
+    return {"out": out.astype(np.float32)}
+
+
+def launch(ns, d: dict) -> None:
+    ns.launch(d["x"], d["out"])
+
+
+def op(n: int):
+    return ops.elementwise(n, FLOPS_PER_ELEMENT, 1, 1, "fp32", "two-path chains")
+
+
+def data_bytes(n: int) -> float:
+    return 8.0 * n
+
+
+def paths_per_warp(element, n: int, threads: int | None = None) -> list[int]:
+    """For each warp of ``threads`` (default n) consecutive threads, how many of the two
+    paths its lanes take, under the map ``element(t, n)`` (the submission's device
+    function, called as plain Python): 1 when the warp is converged, 2 when it diverges."""
+    threads = n if threads is None else threads
+    out = []
+    for w in range(threads // 32):
+        es = [element(t, n) for t in range(32 * w, 32 * w + 32)]
+        out.append(len({e % 2 for e in es if 0 <= e < n}))
+    return out
+
+
+def compile_args() -> list[tuple[str, tuple]]:
+    f32 = np.zeros(64, np.float32)
+    return [("paths", (f32, f32.copy()))]

@@ -1,0 +1,61 @@
+"""Write SAXPY, out = a * x + y, and bring it to the copy roof.
+
+The starter launches one thread per element and leaves the body empty. Fill it in, so
+that check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
+out), an intensity of 1/6 FLOP/byte, far below any GPU's ridge, so its bound is the
+bytes over the DRAM bandwidth and the verdict reports your share of that copy roof.
+To get near it, move 16 bytes per access: ``load4(x, i)`` and ``store4(out, i, ...)``
+from ``labs.challenges.harness`` read and write floats 4i .. 4i + 3 in one instruction.
+
+Sizes: 2**26 floats per array (quick: 2**24). On a T4 (quick): about 8 s (estimated by
+:func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
+host's random inputs and reference 0.6 s; each launch moves 201 MB in under 1 ms).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from perfmodel import ops
+
+NAME = "saxpy"
+TITLE = "Your turn: SAXPY at the copy roof"
+CHAPTER, SECTION = "03_intensity", "Measure it: the intensity knob"
+KERNELS = ("saxpy", "launch")
+UNIT = "fp32"
+RTOL, ATOL = 1e-6, 1e-6
+COMPILES, HOST_PASSES = 2, 6
+A = np.float32(2.5)
+
+
+def sizes(mode: str) -> dict:
+    return {"sim": {"n": 1000}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+
+
+def make_inputs(rng, n: int) -> dict:
+    return {"a": A, "x": rng.random(n, dtype=np.float32),
+            "y": rng.random(n, dtype=np.float32)}
+
+
+def outputs(n: int) -> dict:
+    return {"out": ((n,), np.float32)}
+
+
+def expected(inp: dict) -> dict:
+    return {"out": inp["a"] * inp["x"] + inp["y"]}
+
+
+def launch(ns, d: dict) -> None:
+    ns.launch(d["a"], d["x"], d["y"], d["out"])
+
+
+def op(n: int):
+    return ops.saxpy(n)
+
+
+def data_bytes(n: int) -> float:
+    return 12.0 * n
+
+
+def compile_args() -> list[tuple[str, tuple]]:
+    f32 = np.zeros(64, np.float32)
+    return [("saxpy", (A, f32, f32, f32))]

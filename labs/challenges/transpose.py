@@ -1,0 +1,63 @@
+"""Coalesce a transpose through shared memory.
+
+out = x transposed, an n x n float32 matrix stored row by row (both arrays are passed
+flat, with n). The starter's warp reads 32 consecutive floats of a row, one 128-byte
+piece, and writes them down a column of ``out``: 32 floats n apart, each in a 32-byte
+sector of its own, so 8 times the bytes it stores cross to memory
+(``perfmodel.simt.useful_fraction``). Stage a tile in shared memory: read it with
+consecutive threads on consecutive columns, wait at ``cuda.syncthreads()``, then write
+it out with consecutive threads on consecutive columns of ``out``. Pad the tile by one
+column so the column-wise reads from shared memory do not collide in one bank. The bound
+is the copy's: 8 bytes per element, no FLOPs.
+
+Sizes: n = 8192 (quick: 4096; multiples of 64). On a T4 (quick): about 9 s (estimated by
+:func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
+host's inputs and reference 1.5 s; each launch moves 134 MB).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from perfmodel import ops
+
+NAME = "transpose"
+TITLE = "Your turn: a coalesced transpose"
+CHAPTER, SECTION = "08_memory", "Coalescing"
+KERNELS = ("transpose", "launch")
+UNIT = "fp32"
+RTOL, ATOL = 0.0, 0.0
+COMPILES, HOST_PASSES = 2, 6
+
+
+def sizes(mode: str) -> dict:
+    return {"sim": {"n": 64}, "quick": {"n": 4096}, "full": {"n": 8192}}[mode]
+
+
+def make_inputs(rng, n: int) -> dict:
+    return {"x": rng.random(n * n, dtype=np.float32), "n": n}
+
+
+def outputs(n: int) -> dict:
+    return {"out": ((n * n,), np.float32)}
+
+
+def expected(inp: dict) -> dict:
+    n = inp["n"]
+    return {"out": np.ascontiguousarray(inp["x"].reshape(n, n).T).reshape(-1)}
+
+
+def launch(ns, d: dict) -> None:
+    ns.launch(d["x"], d["out"], d["n"])
+
+
+def op(n: int):
+    return ops.elementwise(n * n, 0, 1, 1, "fp32", f"transpose {n} x {n}")
+
+
+def data_bytes(n: int) -> float:
+    return 8.0 * n * n
+
+
+def compile_args() -> list[tuple[str, tuple]]:
+    f32 = np.zeros(64 * 64, np.float32)
+    return [("transpose", (f32, f32.copy(), 64))]

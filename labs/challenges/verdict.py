@@ -1,0 +1,93 @@
+"""The verdict on a timed challenge kernel: the model's bound for the operation on the GPU
+in hand, the share of it reached, the term that limits it, and the timings it refuses.
+
+Pure arithmetic over perfmodel (no numba, no torch), so it is tested with fake machines
+and synthetic timings. The bound is ``max(F / P, D / B)`` for the challenge's operation
+(its ``perfmodel.ops`` counts: useful FLOPs, compulsory DRAM bytes), with P and B the
+labs' measured roofs for this GPU where a run is recorded under ``labs/results/<gpu>/``
+(the intensity lab's FMA peak and copy bandwidth) and the datasheet's
+(``perfmodel.machines``) otherwise; the verdict says which.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+
+from perfmodel import machines
+from perfmodel.ops import Op
+
+from ..results import RESULTS_DIR, slug
+
+#: A timing below this share of the bound is refused: the bound is what the hardware
+#: allows, so a kernel faster than it did not do the work (a skipped write, a wrong size,
+#: work done before the clock started). The 10% is room for the roofs' own measurement
+#: error (the H200's copy and FMA peak vary by a few percent from run to run).
+IMPOSSIBLE_BELOW = 0.9
+
+
+def roofs(gpu_name: str, results_dir: str | pathlib.Path | None = None) -> machines.Machine:
+    """The machine whose roofs judge a kernel on ``gpu_name`` (as the GPU names itself,
+    e.g. 'NVIDIA H200'): the intensity lab's recorded run for that GPU
+    (``labs/results/<slug>/intensity.json``, not a reference set), else the datasheet
+    machine whose name the GPU's holds; neither -> ValueError naming what is known."""
+    base = pathlib.Path(results_dir) if results_dir else RESULTS_DIR
+    path = base / slug(gpu_name) / "intensity.json"
+    if path.exists():
+        result = json.loads(path.read_text())
+        if not result.get("context", {}).get("reference"):
+            return machines.from_results(result)
+    upper = str(gpu_name).upper()
+    for m in machines.all_machines():
+        if m.kind == "gpu" and m.name.upper() in upper:
+            return m
+    raise ValueError(f"gpu_name {gpu_name!r} is neither recorded under {base} nor one of "
+                     f"the datasheet machines ({', '.join(machines.names())})")
+
+
+def verdict(op: Op, seconds: float, machine: machines.Machine, unit: str = "fp32",
+            impossible_below: float = IMPOSSIBLE_BELOW) -> dict:
+    """Judge ``seconds`` (a measured time of the whole operation) against ``op`` on
+    ``machine``. Returns ``{accepted, reason, seconds, bound_s, compute_s, memory_s,
+    limit ("memory" or "compute"), share (bound / seconds, accepted only), flops_per_s,
+    bytes_per_s, peak, bandwidth, roofs_source}``; a time below ``impossible_below`` x
+    the bound is not accepted and has no share, and ``reason`` says why."""
+    if not isinstance(op, Op):
+        raise ValueError(f"op must be a perfmodel Op; got {type(op).__name__}")
+    if not (isinstance(seconds, (int, float)) and seconds > 0 and seconds == seconds
+            and seconds != float("inf")):
+        raise ValueError(f"seconds must be a positive finite time; got {seconds!r}")
+    if not 0 < impossible_below <= 1:
+        raise ValueError(f"impossible_below must be in (0, 1]; got {impossible_below!r}")
+    peak, bandwidth = machine.peak_flops(unit), machine.bandwidth("dram")
+    compute_s, memory_s = op.flops / peak, op.bytes / bandwidth
+    bound = max(compute_s, memory_s)
+    limit = "memory" if memory_s >= compute_s else "compute"
+    out = {"seconds": float(seconds), "bound_s": bound, "compute_s": compute_s,
+           "memory_s": memory_s, "limit": limit, "flops_per_s": op.flops / seconds,
+           "bytes_per_s": op.bytes / seconds, "peak": peak, "bandwidth": bandwidth,
+           "roofs": machine.name,
+           "roofs_source": {"peak": machine.source(unit), "bandwidth": machine.source("dram")}}
+    if seconds < impossible_below * bound:
+        term = "D / B" if limit == "memory" else "F / P"
+        out.update(accepted=False, share=None, reason=(
+            f"rejected: {seconds * 1e6:.4g} us is {seconds / bound:.2f} of the bound "
+            f"{bound * 1e6:.4g} us ({term}); no kernel can beat the bound, so the timing "
+            f"does not measure the whole operation (a skipped write, a wrong size, or "
+            f"work done outside the timed launch)"))
+        return out
+    share = bound / seconds
+    out.update(accepted=True, share=share, reason=(
+        f"{share:.0%} of the bound {bound * 1e6:.4g} us, limited by "
+        f"{'memory (D / B)' if limit == 'memory' else 'compute (F / P)'}"))
+    return out
+
+
+def describe(v: dict) -> str:
+    """One paragraph a student reads: the time, the bound and its terms, the share or the
+    reason it was refused, and where the roofs come from."""
+    lines = [f"time {v['seconds'] * 1e6:.4g} us; bound {v['bound_s'] * 1e6:.4g} us = "
+             f"max(F/P {v['compute_s'] * 1e6:.4g} us, D/B {v['memory_s'] * 1e6:.4g} us) "
+             f"on {v['roofs']}",
+             v["reason"],
+             f"P from {v['roofs_source']['peak']}; B from {v['roofs_source']['bandwidth']}"]
+    return "\n".join(lines)
