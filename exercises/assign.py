@@ -247,8 +247,9 @@ def challenge_questions(names: list[str], checker: list[str] | None = None,
     """The kernel challenges named, as an assignment shows them: the statement, the
     starter kernel in an editable cell (from ``python -m labs challenge show``)."""
     out = []
+    known = challenges.names(checker, root)
     for name in dict.fromkeys(_texts("challenges", names)):
-        ch = challenges.info(name, checker, root)
+        ch = challenges.info(name, checker, root, known)
         md = (f"**Kernel challenge: {ch.title}** (`{ch.name}`)\n\n{ch.statement}\n\n"
               "*Change the kernel in the cell below (keep its first line and the kernel's "
               "name), run it, then run the check under it. The grader takes that cell's "

@@ -312,8 +312,8 @@ def verdict(name: str, run: Run, limits: Limits) -> Result:
     if rc == 1:
         return fail("failed the check")
     if rc == 2:
-        return fail("broken submission (it does not import, or lacks the starter's kernel "
-                    "names)")
+        return fail("could not run (it does not import, lacks a name the challenge needs, "
+                    "or its kernels do not compile or launch)")
     return fail(f"the check ended with exit status {rc}")
 
 
@@ -427,13 +427,15 @@ def _described(name: str, root: pathlib.Path) -> dict:
     return found
 
 
-def info(name: str, checker: list[str] | None = None, root: pathlib.Path = ROOT) -> Challenge:
+def info(name: str, checker: list[str] | None = None, root: pathlib.Path = ROOT,
+         known: list[str] | None = None) -> Challenge:
     """A challenge's statement and starter: from ``python -m labs challenge show NAME
     --json`` where the challenges' command line has it, else the starter from ``challenge
     starter NAME`` and the statement, title and chapter from the challenge module's text
-    (:func:`_described`). An unknown name -> ValueError listing the known ones."""
+    (:func:`_described`). An unknown name -> ValueError listing the known ones
+    (``known``: the names, when the caller has asked already)."""
     name = check_name(name)
-    known = names(checker, root)
+    known = names(checker, root) if known is None else known
     if name not in known:
         raise ValueError(f"challenge must be one of {', '.join(known) or '(none)'}; "
                          f"got {name!r}")
@@ -444,7 +446,8 @@ def info(name: str, checker: list[str] | None = None, root: pathlib.Path = ROOT)
     if not isinstance(obj, dict) or not isinstance(obj.get("starter"), str):
         obj = {**_described(name, root), "starter": _ask(["starter", name], checker, root)}
     statement = obj.get("statement") if isinstance(obj.get("statement"), str) else ""
-    return Challenge(name, str(obj.get("title") or name),
+    title = re.sub(r"^Your turn:\s*", "", str(obj.get("title") or name))
+    return Challenge(name, title,
                      statement.strip() or f"The book's kernel challenge `{name}`.",
                      obj["starter"].strip("\n"), str(obj.get("chapter") or ""))
 

@@ -484,7 +484,8 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     if any(ex["kind"] == "challenge" for ex in spec["exercises"]):
         checks = {sub.student: {name: {"passed": r.passed, "reason": r.reason,
                                        "message": r.message, "device": r.device,
-                                       "wall_s": round(r.wall_s, 3), "exit_status": r.returncode}
+                                       "wall_s": round(r.wall_s, 3),
+                                       "exit_status": r.returncode, "check": r.report}
                                 for name, r in sub.kernels.items()} for sub in subs}
         (out / "challenges.json").write_text(json.dumps(
             {"gpu": gpu, "wall_s": limits.wall_s, "cpu_s": limits.cpu,

@@ -209,7 +209,7 @@ def test_a_forged_result_with_a_failing_exit_is_not_a_pass():
     (Run(1, '{"passed": true}\n', "", 1.0), "disagree"),
     (Run(0, '{"passed": false, "message": "out[3] is 0"}\n', "", 1.0), "disagree"),
     (Run(1, '{"passed": false, "message": "out[3] is 0"}\n', "", 1.0), "failed the check"),
-    (Run(2, '{"passed": false, "message": "no vadd"}\n', "", 1.0), "broken submission"),
+    (Run(2, '{"passed": false, "message": "no vadd"}\n', "", 1.0), "could not run"),
     (Run(0, '{"passed": true}\nnoise after the result\n', "", 1.0), "printed no result"),
 ])
 def test_verdicts(run, reason):
