@@ -419,7 +419,8 @@ def _described(name: str, root: pathlib.Path) -> dict:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else []
         for t in targets:
             names = [t] if isinstance(t, ast.Name) else list(getattr(t, "elts", []))
-            values = [stmt.value] if isinstance(t, ast.Name) else list(getattr(stmt.value, "elts", []))
+            values = [stmt.value] if isinstance(t, ast.Name) \
+                else list(getattr(stmt.value, "elts", []))
             for n, v in zip(names, values):
                 if isinstance(n, ast.Name) and n.id in ("TITLE", "CHAPTER") \
                         and isinstance(v, ast.Constant) and isinstance(v.value, str):
