@@ -13,18 +13,29 @@ against anything the notebook says about itself. When an editor has dropped the 
 metadata, answers are found by their ``answer_<id> = ...`` line and written answers by
 their place under the question.
 
+A kernel challenge is the exception: its answer is code, and checking it means running
+it. The challenge cell's text (never its outputs) is written to a file and checked by
+``python -m labs challenge check`` in a separate, contained process, one student at a
+time (:mod:`exercises.challenges`: time and memory limits, a bare environment, the CUDA
+simulator unless ``--gpu``); a hang, a crash or a limit reached is a *fail* with its
+reason.
+
 It writes, under ``--out``:
 
 - ``gradebook.csv``: one row per student and exercise: student, exercise, answer,
   expected, status, points. Status is ``right``, ``close``, ``wrong``, ``invalid`` (not a
   number, or a notebook that cannot be read), ``missing`` (no answer, no answer cell, no
-  submission) or ``by hand`` (a written exercise: see the rubric);
+  submission) or ``by hand`` (a written exercise: see the rubric); a kernel challenge is
+  ``pass`` or ``fail`` (``missing`` when its cell is gone or is the starter untouched),
+  its answer the path of the extracted cell under ``kernels/``;
 - ``totals.csv``: student, points, out_of (numeric exercises), to_grade_by_hand;
 - ``feedback/<student>.md``: each answer with the checker's message, and what was wrong
   with the notebook itself (edited or deleted cells, a changed seed, another student's
   notebook);
 - ``rubric.md``: each written exercise with the book's model solution and every
-  student's answer, for grading by hand.
+  student's answer, for grading by hand;
+- with kernel challenges, ``kernels/<student>/<challenge>.py`` (each extracted cell) and
+  ``challenges.json`` (the limits, and each check's verdict, reason and message).
 """
 from __future__ import annotations
 

@@ -323,13 +323,15 @@ def _exercises(*args: str) -> subprocess.CompletedProcess:
 def test_real_challenges_through_the_command_line(tmp_path):
     import inspect
 
-    got = _exercises("assign", "hwr", "--challenges", "saxpy", "--student", "ada,bo,cy",
+    got = _exercises("assign", "hwr", "--challenges", "saxpy", "--student", "ada,bo,cy,dan",
                      "--out", str(tmp_path / "hw"))
     assert got.returncode == 0, got.stderr
     subs = tmp_path / "subs"
     subs.mkdir()
     bodies = {"ada": inspect.getsource(book_challenges.reference("saxpy")),
-              "bo": SAXPY_HANG, "cy": SAXPY_OUT_OF_BOUNDS}
+              "bo": SAXPY_HANG, "cy": SAXPY_OUT_OF_BOUNDS,
+              "dan": "import numpy as np\nscratch = np.ones(2**33)  # 64 GiB\n"
+                     + inspect.getsource(book_challenges.reference("saxpy"))}
     for student, body in bodies.items():
         nb = json.loads((tmp_path / "hw" / f"{student}.ipynb").read_text())
         cell, = _cells(nb, "challenge")
@@ -339,17 +341,19 @@ def test_real_challenges_through_the_command_line(tmp_path):
     out = tmp_path / "grades"
     got = _exercises("grade", str(tmp_path / "hw"), str(subs), "--out", str(out),
                      "--time-limit", str(BOOK_WALL_S))
-    assert got.returncode == 0, got.stderr        # the grader came through all three
+    assert got.returncode == 0, got.stderr        # the grader came through all four
     listed = _exercises("list", "--challenges").stdout.split()
     assert listed == list(book_challenges.NAMES)
     with open(out / "gradebook.csv", newline="") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
-    assert {s: rows[s]["status"] for s in bodies} == {"ada": "pass", "bo": "fail", "cy": "fail"}
+    assert {s: rows[s]["status"] for s in bodies} == {"ada": "pass", "bo": "fail", "cy": "fail",
+                                                      "dan": "fail"}
     checks = json.loads((out / "challenges.json").read_text())["checks"]
     assert checks["ada"]["saxpy"]["device"].startswith("CUDA simulator")
     assert checks["bo"]["saxpy"]["reason"].startswith(f"timed out after {BOOK_WALL_S} s")
     assert "out of bounds" in checks["cy"]["saxpy"]["message"]
     assert "out of bounds" in (out / "feedback" / "cy.md").read_text()
+    assert "memory limit of 4,096 MiB" in checks["dan"]["saxpy"]["reason"]   # the default
 
 
 @needs_book
