@@ -277,7 +277,8 @@ def verdict(name: str, run: Run, limits: Limits) -> Result:
     device = str(report.get("device", ""))[:200]
     rc = run.returncode
     memory = bool(_MEMORY.search(message) or _MEMORY.search(run.stderr[-20_000:]))
-    mem_limit = f" of {_mib(limits.memory_bytes)}" if limits.memory_bytes else ""
+    out_of_memory = (f"killed by the memory limit of {_mib(limits.memory_bytes)}"
+                     if limits.memory_bytes else "ran out of memory (no memory limit was set)")
 
     def fail(reason: str, msg: str = "") -> Result:
         return Result(name, False, reason, msg or message or _last_line(run.stderr), device,
@@ -294,14 +295,17 @@ def verdict(name: str, run: Run, limits: Limits) -> Result:
         if -rc == signal.SIGXFSZ:
             return fail(f"wrote more than {_mib(limits.output_bytes)} (output limit)")
         if memory:
-            return fail(f"killed by the memory limit{mem_limit} (crashed with {sig})")
+            return fail(f"{out_of_memory} (crashed with {sig})")
+        if -rc == signal.SIGKILL:
+            return fail("killed (SIGKILL) by something other than the grader: most likely "
+                        "the system's out-of-memory killer")
         return fail(f"crashed with signal {sig}")
     if _TOO_LARGE.search(run.stderr[-20_000:]) and not report.get("passed"):
         return fail(f"wrote more than {_mib(limits.output_bytes)} to a file or its output "
                     "(output limit)")
     if memory and not report.get("passed"):
-        return fail(f"killed by the memory limit{mem_limit}: it asked for more memory than "
-                    "the limit allows")
+        return fail(out_of_memory + (": it asked for more memory than the limit allows"
+                                     if limits.memory_bytes else ""))
     if rc == 0 and report.get("passed") is True:
         return Result(name, True, "passed", message, device, run.wall_s, rc, report)
     if not report:

@@ -377,3 +377,11 @@ def test_the_check_cell_runs_in_a_notebook(tmp_path):
                  if c.metadata.get("exercises", {}).get("role") == "challenge-check")
     text = "".join(o.get("text", "") for o in check.outputs)
     assert "saxpy: passed" in text, check.outputs
+
+
+def test_memory_reasons_say_whether_a_limit_was_set():
+    broke = Run(2, '{"passed": false, "message": "MemoryError: Unable to allocate"}\n', "", 1.0)
+    assert "memory limit of 512 MiB" in verdict("vadd", broke, Limits(memory_bytes=2 ** 29)).reason
+    assert "no memory limit" in verdict("vadd", broke, Limits(memory_bytes=None)).reason
+    killed = Run(-signal.SIGKILL, "", "", 1.0)
+    assert "out-of-memory killer" in verdict("vadd", killed, Limits(wall_s=5)).reason
