@@ -494,6 +494,20 @@ def is_cell_of(source: str, name: str) -> bool:
     return first == marker(name)
 
 
+def _raw_sources() -> list[str]:
+    """The cells run so far in this IPython kernel as typed (``%magic`` lines untouched,
+    so that :func:`module_source` sees them), newest last."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return []
+    ip = get_ipython()
+    if ip is None:
+        return []
+    raw = getattr(getattr(ip, "history_manager", None), "input_hist_raw", None)
+    return list(raw if raw else ip.user_ns.get("_ih", []))
+
+
 def has_gpu() -> bool:
     """An NVIDIA driver's device files are here (without importing CUDA)."""
     return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0"))
@@ -507,9 +521,7 @@ def check_challenge(name: str, history: list[str] | None = None, *,
     reserves more address space than any limit would allow; else the simulator)."""
     name = check_name(name)
     if history is None:
-        from .assign import _latest_sources
-
-        history = _latest_sources()
+        history = _raw_sources()
     cells = [s for s in history if isinstance(s, str) and is_cell_of(s, name)]
     if not cells:
         print(f"{name}: no challenge cell run yet (run the cell above, keeping its first "

@@ -336,6 +336,9 @@ def test_real_challenges_through_the_command_line(tmp_path):
         nb = json.loads((tmp_path / "hw" / f"{student}.ipynb").read_text())
         cell, = _cells(nb, "challenge")
         assert book_challenges.kernel_source("saxpy").strip() in "".join(cell["source"])
+        question, = _cells(nb, "question")
+        statement = inspect.getdoc(book_challenges.challenge("saxpy"))
+        assert statement.splitlines()[0] in "".join(question["source"])
         cell["source"] = f"{marker('saxpy')}\n{body}"
         (subs / f"{student}.ipynb").write_text(json.dumps(nb))
     out = tmp_path / "grades"
@@ -370,9 +373,13 @@ def test_the_check_cell_runs_in_a_notebook(tmp_path):
     nb = nbformat.read(tmp_path / "hwr.ipynb", as_version=4)
     for c in nb.cells:
         if c.metadata.get("exercises", {}).get("role") == "challenge":
-            c.source = f"{marker('saxpy')}\n{inspect.getsource(book_challenges.reference('saxpy'))}"
+            c.source = (f"{marker('saxpy')}\n%load_ext autoreload\n"   # a magic, as typed
+                        + inspect.getsource(book_challenges.reference("saxpy")))
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    kernel = next(c for c in nb.cells
+                  if c.metadata.get("exercises", {}).get("role") == "challenge")
+    assert not [o for o in kernel.outputs if o.get("output_type") == "error"], kernel.outputs
     check = next(c for c in nb.cells
                  if c.metadata.get("exercises", {}).get("role") == "challenge-check")
     text = "".join(o.get("text", "") for o in check.outputs)
