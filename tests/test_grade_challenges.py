@@ -392,3 +392,17 @@ def test_memory_reasons_say_whether_a_limit_was_set():
     assert "no memory limit" in verdict("vadd", broke, Limits(memory_bytes=None)).reason
     killed = Run(-signal.SIGKILL, "", "", 1.0)
     assert "out-of-memory killer" in verdict("vadd", killed, Limits(wall_s=5)).reason
+
+
+def test_challenges_beside_exercises_keep_the_answers_check_last(tmp_path):
+    from test_assign_grade import PLAIN
+
+    assign("hwk", tmp_path, ids=[PLAIN], kernels=["vadd"], checker=CHECKER)
+    nb = json.loads((tmp_path / "hwk.ipynb").read_text())
+    roles = [(c["metadata"]["exercises"]["role"], c["metadata"]["exercises"].get("id"))
+             for c in nb["cells"]]
+    assert roles.index(("answer", PLAIN)) < roles.index(("challenge", "vadd"))
+    assert roles[-1] == ("check", None)
+    assert f"[{PLAIN!r}]" in "".join(nb["cells"][-1]["source"])   # numeric ids only
+    intro = "".join(_cells(nb, "intro")[0]["source"])
+    assert "1 numeric and 0 written question(s) and 1 kernel challenge(s)" in intro
