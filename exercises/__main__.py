@@ -74,7 +74,9 @@ def _grade(args) -> int:
             statuses[r.status] = statuses.get(r.status, 0) + 1
     print(f"graded {len(subs)} student(s): "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
-    print(f"wrote {out}/gradebook.csv, totals.csv, rubric.md and feedback/<student>.md")
+    extra = (", challenges.json, kernels/<student>/" if (pathlib.Path(out) / "challenges.json")
+             .exists() else "")
+    print(f"wrote {out}/gradebook.csv, totals.csv, rubric.md{extra} and feedback/<student>.md")
     return 0
 
 
