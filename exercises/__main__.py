@@ -74,8 +74,8 @@ def _grade(args) -> int:
             statuses[r.status] = statuses.get(r.status, 0) + 1
     print(f"graded {len(subs)} student(s): "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
-    extra = (", challenges.json, kernels/<student>/" if (pathlib.Path(out) / "challenges.json")
-             .exists() else "")
+    kernels = any(ex["kind"] == "challenge" for ex in load_spec(args.assignment)["exercises"])
+    extra = ", challenges.json, kernels/<student>/" if kernels else ""
     print(f"wrote {out}/gradebook.csv, totals.csv, rubric.md{extra} and feedback/<student>.md")
     return 0
 
