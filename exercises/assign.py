@@ -29,7 +29,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from . import _catalog, variants
+from . import _catalog, challenges, variants
 from .notebook import read_answer, variable
 from .registry import all_exercises, get as get_exercise, judge
 from .titles import heading
@@ -160,7 +160,8 @@ def glued_values(chapters: list[str], root: pathlib.Path = ROOT) -> dict[str, di
 @dataclass
 class Question:
     """One exercise as an assignment shows it: ``markdown`` (heading and question),
-    ``kind`` "numeric" or "written", the student's ``answer`` (numeric) and ``unit``."""
+    ``kind`` "numeric", "written" or "challenge", the student's ``answer`` (numeric) and
+    ``unit``; for a kernel challenge, ``code`` is its editable cell (marker and starter)."""
 
     id: str
     chapter: str
@@ -171,6 +172,7 @@ class Question:
     varied: bool = False
     seed: int | None = None
     params: dict = field(default_factory=dict)
+    code: str = ""
 
 
 _UNITS = {"x": "a ratio (2.5 for 2.5x)", "": "a plain number",
@@ -240,6 +242,22 @@ def questions(directives: list[_catalog.Directive], assignment: str, student: st
     return out
 
 
+def challenge_questions(names: list[str], checker: list[str] | None = None,
+                        root: pathlib.Path = ROOT) -> list[Question]:
+    """The kernel challenges named, as an assignment shows them: the statement, the
+    starter kernel in an editable cell (from ``python -m labs challenge show``)."""
+    out = []
+    known = challenges.names(checker, root)
+    for name in dict.fromkeys(_texts("challenges", names)):
+        ch = challenges.info(name, checker, root, known)
+        md = (f"**Kernel challenge: {ch.title}** (`{ch.name}`)\n\n{ch.statement}\n\n"
+              "*Change the kernel in the cell below (keep its first line and the kernel's "
+              "name), run it, then run the check under it. The grader takes that cell's "
+              "text and runs the same check.*")
+        out.append(Question(ch.name, ch.chapter, "challenge", md, code=challenges.cell_source(ch)))
+    return out
+
+
 # --- The notebook -----------------------------------------------------------------------
 
 def digest(text: str) -> str:
@@ -260,22 +278,32 @@ def _check_source(assignment: str, student: str | None, ids: list[str],
 
 
 def _intro(title: str, assignment: str, student: str | None, n_numeric: int,
-           n_written: int, varied: int) -> str:
+           n_written: int, varied: int, n_challenges: int = 0) -> str:
     who = f" for **{student}**" if student else ""
-    parts = [f"# {title}", "",
-             f"Assignment `{assignment}`{who}: {n_numeric} numeric and {n_written} written "
-             "question(s).", "",
-             "1. Run the set-up cell above first (in Colab, choose *Runtime > Change runtime "
-             "type > T4 GPU* before, if a question wants a measurement).",
-             "2. Under each numeric question, replace the `...` in `answer_<id> = ...` with "
-             "your number: a number such as `0.0021` or `2.1e12`, or arithmetic on numbers "
-             "such as `2.1e12 / 3.6e12`. The grader reads that line as written and runs none "
-             "of your code, so a variable or a function call there is not an answer. Use any "
-             "other cell for your working.",
-             "3. Under each written question, write your answer in the text cell.",
-             "4. Run the last cell to check your numeric answers so far.",
-             "5. Hand in this notebook as it is (*File > Download > Download .ipynb* in "
-             "Colab). Do not delete or move the question and answer cells."]
+    counts = f"{n_numeric} numeric and {n_written} written question(s)"
+    if n_challenges:
+        counts = (counts + f" and {n_challenges}" if n_numeric or n_written else
+                  f"{n_challenges}") + " kernel challenge(s)"
+    steps = ["Run the set-up cell above first (in Colab, choose *Runtime > Change runtime "
+             "type > T4 GPU* before, if a question wants a measurement)."]
+    if n_numeric or n_written or not n_challenges:
+        steps += ["Under each numeric question, replace the `...` in `answer_<id> = ...` with "
+                  "your number: a number such as `0.0021` or `2.1e12`, or arithmetic on "
+                  "numbers such as `2.1e12 / 3.6e12`. The grader reads that line as written "
+                  "and runs none of your code, so a variable or a function call there is not "
+                  "an answer. Use any other cell for your working.",
+                  "Under each written question, write your answer in the text cell.",
+                  "Run the last cell to check your numeric answers so far."]
+    if n_challenges:
+        steps += ["Under each kernel challenge, change the kernel in its code cell (keep the "
+                  "cell's first line and the kernel's name), run it, and run the check cell "
+                  "under it. The grader takes the kernel cell's text and runs the challenge's "
+                  "own check on it, in a separate process with a time limit; it reads nothing "
+                  "your notebook printed or timed."]
+    steps += ["Hand in this notebook as it is (*File > Download > Download .ipynb* in "
+              "Colab). Do not delete or move the question and answer cells."]
+    parts = [f"# {title}", "", f"Assignment `{assignment}`{who}: {counts}.", ""]
+    parts += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
     if varied:
         parts += ["", f"{varied} question(s) use numbers drawn for you alone: a classmate's "
                       "answers will not fit yours."]
@@ -309,21 +337,30 @@ def build_notebook(qs: list[Question], assignment: str, student: str | None, tit
     setup.metadata.update({"cellView": "form", "tags": ["colab-setup"]})
     add(setup, "setup", locked=False)
     numeric = [q for q in qs if q.kind == "numeric"]
+    kernels = [q for q in qs if q.kind == "challenge"]
     add(nbformat.v4.new_markdown_cell(_intro(title, assignment, student, len(numeric),
-                                             len(qs) - len(numeric),
-                                             sum(q.varied for q in qs))), "intro")
+                                             len(qs) - len(numeric) - len(kernels),
+                                             sum(q.varied for q in qs), len(kernels))), "intro")
     for q in qs:
         extra = {"seed": q.seed} if q.varied else {}
         add(nbformat.v4.new_markdown_cell(q.markdown), "question", q.id, **extra)
-        if q.kind == "numeric":
+        if q.kind == "challenge":
+            code = nbformat.v4.new_code_cell(q.code)
+            code.metadata["tags"] = ["challenge"]
+            add(code, "challenge", q.id, locked=False)
+            add(nbformat.v4.new_code_cell(challenges.check_cell_source(q.id)),
+                "challenge-check", q.id)
+        elif q.kind == "numeric":
             unit = f"  # {q.unit}" if q.unit else ""
             add(nbformat.v4.new_code_cell(f"{variable(q.id)} = ...{unit}"), "answer", q.id,
                 locked=False)
         else:
             add(nbformat.v4.new_markdown_cell("*Your answer:* "), "written", q.id, locked=False)
-    add(nbformat.v4.new_code_cell(_check_source(assignment, student, [q.id for q in numeric],
-                                                [q.id for q in numeric if q.varied])),
-        "check")
+    if len(kernels) < len(qs):  # the answers' check (a challenge has its own)
+        add(nbformat.v4.new_code_cell(_check_source(assignment, student,
+                                                    [q.id for q in numeric],
+                                                    [q.id for q in numeric if q.varied])),
+            "check")
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = nbformat.from_dict({
         "accelerator": "GPU",
@@ -368,10 +405,13 @@ def read_roster(path: str | pathlib.Path) -> list[str]:
 def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = None,
            chapters: list[str] | None = None, students: list[str] | None = None,
            use_variants: bool = False, title: str = "", root: pathlib.Path = ROOT,
-           glued: dict[str, dict] | None = None) -> list[pathlib.Path]:
+           glued: dict[str, dict] | None = None, kernels: list[str] | None = None,
+           checker: list[str] | None = None) -> list[pathlib.Path]:
     """Write the assignment: ``<out>/assignment.json`` and a notebook per student
     (``<out>/<student>.ipynb``), or one for everyone (``<out>/<assignment>.ipynb``) when
-    there is no roster. Returns the paths written."""
+    there is no roster. ``kernels`` names kernel challenges to add after the exercises
+    (``checker``: the challenges' command line, :data:`exercises.challenges.CHECKER`
+    when None). Returns the paths written."""
     import nbformat
 
     assignment = check_id("assignment", assignment)
@@ -380,7 +420,9 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
         raise ValueError("variants need students: give a roster (--students)")
     if len(set(students)) != len(students):
         raise ValueError("students: a student id appears twice")
-    directives = select(ids, chapters, root)
+    kernels = _texts("kernels", kernels or [])
+    directives = select(ids, chapters, root) if ids or chapters or not kernels else []
+    kernel_qs = challenge_questions(kernels, checker, root) if kernels else []
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     title = title or f"Assignment {assignment}"
@@ -393,7 +435,7 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
     written: list[pathlib.Path] = []
     cells: dict[str, dict[str, str]] = {}
     for student in students or [None]:
-        qs = questions(directives, assignment, student, use_variants, root, glued)
+        qs = questions(directives, assignment, student, use_variants, root, glued) + kernel_qs
         nb = build_notebook(qs, assignment, student, title, root)
         path = out / f"{student or assignment}.ipynb"
         path.write_text(nbformat.writes(nb) + "\n")
@@ -410,7 +452,9 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
         "exercises": [{"id": d.label, "chapter": d.chapter,
                        "kind": "numeric" if d.label in numeric else "written",
                        "varied": bool(use_variants and d.label in variants.ids())}
-                      for d in directives],
+                      for d in directives]
+        + [{"id": q.id, "chapter": q.chapter, "kind": "challenge", "varied": False,
+            "starter_digest": challenges.digest_code(q.code)} for q in kernel_qs],
         "digests": cells,
     }
     spec_path = out / SPEC

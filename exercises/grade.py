@@ -13,18 +13,29 @@ against anything the notebook says about itself. When an editor has dropped the 
 metadata, answers are found by their ``answer_<id> = ...`` line and written answers by
 their place under the question.
 
+A kernel challenge is the exception: its answer is code, and checking it means running
+it. The challenge cell's text (never its outputs) is written to a file and checked by
+``python -m labs challenge check`` in a separate, contained process, one student at a
+time (:mod:`exercises.challenges`: time and memory limits, a bare environment, the CUDA
+simulator unless ``--gpu``); a hang, a crash or a limit reached is a *fail* with its
+reason.
+
 It writes, under ``--out``:
 
 - ``gradebook.csv``: one row per student and exercise: student, exercise, answer,
   expected, status, points. Status is ``right``, ``close``, ``wrong``, ``invalid`` (not a
   number, or a notebook that cannot be read), ``missing`` (no answer, no answer cell, no
-  submission) or ``by hand`` (a written exercise: see the rubric);
+  submission) or ``by hand`` (a written exercise: see the rubric); a kernel challenge is
+  ``pass`` or ``fail`` (``missing`` when its cell is gone or is the starter untouched),
+  its answer the path of the extracted cell under ``kernels/``;
 - ``totals.csv``: student, points, out_of (numeric exercises), to_grade_by_hand;
 - ``feedback/<student>.md``: each answer with the checker's message, and what was wrong
   with the notebook itself (edited or deleted cells, a changed seed, another student's
   notebook);
 - ``rubric.md``: each written exercise with the book's model solution and every
-  student's answer, for grading by hand.
+  student's answer, for grading by hand;
+- with kernel challenges, ``kernels/<student>/<challenge>.py`` (each extracted cell) and
+  ``challenges.json`` (the limits, and each check's verdict, reason and message).
 """
 from __future__ import annotations
 
@@ -34,11 +45,15 @@ import pathlib
 import re
 from dataclasses import dataclass, field
 
-from . import _catalog, variants
+from . import _catalog, challenges, variants
 from .assign import METADATA_KEY, SPEC, digest, expected, render
 from .notebook import read_answer, variable
 from .registry import judge
 
+#: What the gradebook's ``expected`` column says for a kernel challenge.
+PASSES = "passes its check"
+#: Where ``grade`` writes each student's extracted kernel cells, under ``--out``.
+KERNELS = "kernels"
 #: Largest submission read (bytes); a notebook of answers is a few hundred kB at most.
 MAX_BYTES = 50 * 2 ** 20
 COLUMNS = ("student", "exercise", "answer", "expected", "status", "points")
@@ -79,6 +94,7 @@ class Submission:
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     written: dict[str, str] = field(default_factory=dict)
+    kernels: dict[str, challenges.Result] = field(default_factory=dict)
 
 
 def load_spec(path: str | pathlib.Path) -> dict:
@@ -175,9 +191,55 @@ def _fmt(x: float | None) -> str:
     return "" if x is None else f"{x:.6g}"
 
 
+def _kernel_cell(cells: list[dict], name: str) -> dict | None:
+    """The challenge cell of ``name``: by its metadata, else (an editor that drops cell
+    metadata) the last code cell whose first line is the challenge's marker."""
+    cell = _find(cells, "challenge", name)
+    if cell is None:
+        found = [c for c in cells if c.get("cell_type") == "code"
+                 and challenges.is_cell_of(_source(c), name)]
+        cell = found[-1] if found else None
+    return cell
+
+
+def _grade_kernel(ex: dict, student: str, cells: list[dict], problem: str,
+                  path: pathlib.Path | None, sub: Submission, points: float,
+                  kernel: dict) -> Row:
+    """One kernel challenge's row: the challenge cell's text (never its outputs) checked
+    in a contained process (:func:`exercises.challenges.run_check`)."""
+    name = ex["id"]
+    if problem:
+        return Row(student, name, "", PASSES, "missing" if path is None else "invalid", 0.0,
+                   problem)
+    cell = _kernel_cell(cells, name)
+    if cell is None:
+        return Row(student, name, "", PASSES, "missing", 0.0,
+                   f"no challenge cell (`{challenges.marker(name)}`) in the notebook")
+    source = _source(cell)
+    if challenges.digest_code(source) == ex.get("starter_digest"):
+        return Row(student, name, "", PASSES, "missing", 0.0,
+                   "the starting kernel, handed back unchanged: not checked")
+    keep = kernel.get("keep")
+    shown = f"{KERNELS}/{_safe(student)}/{name}.py" if keep else \
+        f"(kernel cell, {len(source.splitlines())} lines)"
+    result = challenges.run_check(
+        name, source, limits=kernel.get("limits"), gpu=bool(kernel.get("gpu")),
+        checker=kernel.get("checker"), root=kernel.get("root", _catalog.ROOT),
+        keep=pathlib.Path(keep) / _safe(student) / f"{name}.py" if keep else None)
+    sub.kernels[name] = result
+    said = "Passed its check" if result.passed else f"Failed: {result.reason}"
+    said += f". {result.message[:1].upper()}{result.message[1:]}" if result.message else ""
+    said += f" (checked on: {result.device})." if result.device else "."
+    return Row(student, name, shown, PASSES, "pass" if result.passed else "fail",
+               points if result.passed else 0.0, said)
+
+
 def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: float = 1.0,
-              close_points: float = 0.5) -> Submission:
-    """One student's rows and notes. Never raises for a bad notebook."""
+              close_points: float = 0.5, kernel: dict | None = None) -> Submission:
+    """One student's rows and notes. Never raises for a bad notebook. ``kernel`` says how
+    kernel challenges are checked: ``limits`` (:class:`exercises.challenges.Limits`),
+    ``gpu``, ``checker`` (the challenges' command), ``root`` (the book's, on the check's
+    PYTHONPATH) and ``keep`` (a folder for the extracted cells)."""
     if not isinstance(spec, dict) or not {"assignment", "exercises", "students"} <= set(spec):
         raise TypeError(f"spec must be an assignment as load_spec() reads it, got {spec!r}"[:200])
     if not isinstance(student, str) or not student:
@@ -215,6 +277,10 @@ def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: fl
         _notes(spec, student, cells, sub)
     for ex in exercises:
         id = ex["id"]
+        if ex["kind"] == "challenge":
+            sub.rows.append(_grade_kernel(ex, student, cells, problem, path, sub, points,
+                                          kernel or {}))
+            continue
         if ex["kind"] == "written":
             text = ""
             if not problem:
@@ -282,7 +348,7 @@ def _notes(spec: dict, student: str, cells: list[dict], sub: Submission) -> None
                 sub.notes.append(f"The seed of {id} was changed: it is graded with your own "
                                  "numbers.")
     for ex in spec["exercises"]:
-        role = "answer" if ex["kind"] == "numeric" else "written"
+        role = {"numeric": "answer", "challenge": "challenge"}.get(ex["kind"], "written")
         if _find(cells, "question", ex["id"]) is None:
             sub.notes.append(f"The question cell of {ex['id']} is missing.")
         if _find(cells, role, ex["id"]) is None:
@@ -292,10 +358,16 @@ def _notes(spec: dict, student: str, cells: list[dict], sub: Submission) -> None
 
 
 def _feedback(sub: Submission, spec: dict) -> str:
-    numeric = [r for r in sub.rows if r.points is not None]
+    kinds = {ex["id"]: ex["kind"] for ex in spec["exercises"]}
+    numeric = [r for r in sub.rows if r.points is not None and kinds.get(r.exercise) != "challenge"]
+    kernels = [r for r in sub.rows if kinds.get(r.exercise) == "challenge"]
     got = sum(r.points or 0 for r in numeric)
-    out = [f"# {spec.get('title') or spec['assignment']}: feedback for {sub.student}", "",
-           f"Numeric questions: {got:g} point(s) of {len(numeric):g}."]
+    out = [f"# {spec.get('title') or spec['assignment']}: feedback for {sub.student}", ""]
+    if numeric or not kernels:
+        out.append(f"Numeric questions: {got:g} point(s) of {len(numeric):g}.")
+    if kernels:
+        out.append(f"Kernel challenges: {sum(r.status == 'pass' for r in kernels)} passed "
+                   f"of {len(kernels)} ({sum(r.points or 0 for r in kernels):g} point(s)).")
     written = [r for r in sub.rows if r.points is None]
     if written:
         out.append(f"Written questions: {len(written)}, graded by hand.")
@@ -356,10 +428,18 @@ def _safe(name: str) -> str:
 
 def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
           out: str | pathlib.Path, *, points: float = 1.0, close_points: float = 0.5,
-          root: pathlib.Path = _catalog.ROOT, glued: dict[str, dict] | None = None
-          ) -> list[Submission]:
+          root: pathlib.Path = _catalog.ROOT, glued: dict[str, dict] | None = None,
+          limits: challenges.Limits | None = None, gpu: bool = False,
+          checker: list[str] | None = None, log=None) -> list[Submission]:
     """Grade every notebook in ``folder`` (and list the roster's students who handed in
-    nothing) and write the gradebook, totals, feedback and rubric under ``out``."""
+    nothing) and write the gradebook, totals, feedback and rubric under ``out``.
+
+    Kernel challenges are checked one student at a time, each in its own contained
+    process (:func:`exercises.challenges.run_check`) under ``limits`` (default: 60 s and
+    4 GiB on the simulator, no memory limit with ``gpu``), on the CUDA simulator unless
+    ``gpu``; each student's extracted cells are kept under ``<out>/kernels/<student>/``
+    and every check's verdict in ``<out>/challenges.json``. ``log`` (a callable taking a
+    line) hears of each student as they are graded."""
     if not 0 <= close_points <= 1:
         raise ValueError(f"close_points must be in [0, 1], got {close_points!r}")
     if not 0 < points < float("inf"):
@@ -369,11 +449,25 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     students = list(spec["students"]) + sorted(set(found) - set(spec["students"]))
     if not students:
         raise ValueError(f"submissions: no .ipynb in {folder} and no roster in the assignment")
+    kernels = [ex["id"] for ex in spec["exercises"] if ex["kind"] == "challenge"]
+    if kernels:  # the checker itself must work before any student is judged by it
+        known = challenges.names(checker, root)
+        gone = [k for k in kernels if k not in known]
+        if gone:
+            raise ValueError(f"assignment: the challenges {', '.join(gone)} are not in "
+                             f"`challenge list` ({', '.join(known) or 'none'})")
+    if limits is None:
+        limits = challenges.Limits(memory_bytes=None) if gpu else challenges.Limits()
+    out = pathlib.Path(out)
+    kernel = {"limits": limits, "gpu": gpu, "checker": checker, "root": root,
+              "keep": out / KERNELS}
     subs = []
     for student in students:
+        if log is not None:
+            log(f"grading {student}")
         try:
             subs.append(grade_one(spec, student, found.get(student), points=points,
-                                  close_points=close_points))
+                                  close_points=close_points, kernel=kernel))
         except Exception as exc:  # noqa: BLE001 (a bug here must not stop the others)
             sub = Submission(student, found.get(student))
             sub.notes.append(f"The grader failed on this notebook ({type(exc).__name__}: {exc}); "
@@ -381,7 +475,6 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
             sub.rows = [Row(student, ex["id"], "", "", "invalid", 0.0, sub.notes[-1])
                         for ex in spec["exercises"]]
             subs.append(sub)
-    out = pathlib.Path(out)
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     with open(out / "gradebook.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -399,4 +492,13 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     for sub in subs:
         (out / "feedback" / f"{_safe(sub.student)}.md").write_text(_feedback(sub, spec))
     (out / "rubric.md").write_text(_rubric(spec, subs, root, glued))
+    if any(ex["kind"] == "challenge" for ex in spec["exercises"]):
+        checks = {sub.student: {name: {"passed": r.passed, "reason": r.reason,
+                                       "message": r.message, "device": r.device,
+                                       "wall_s": round(r.wall_s, 3),
+                                       "exit_status": r.returncode, "check": r.report}
+                                for name, r in sub.kernels.items()} for sub in subs}
+        (out / "challenges.json").write_text(json.dumps(
+            {"gpu": gpu, "wall_s": limits.wall_s, "cpu_s": limits.cpu,
+             "memory_bytes": limits.memory_bytes, "checks": checks}, indent=1) + "\n")
     return subs
