@@ -3,8 +3,11 @@ the widgets; perfmodel never draws). Each function takes model objects (a machin
 stride, a tile) and returns a view that shows a static figure on the site and a live one
 in Jupyter, with a caption and a screen-reader description (see _base.py)."""
 from .chips import peak_product, sm_anatomy, transistor_bets
+from .launch import branch_mask, launch_ladder
+from .latency import latency_timeline, warp_slots
+from .memory import memory_staircase, pcie_path, sectors, tile_reuse
 
 #: Every diagram, in the order of the gallery: (function name, chapter).
-DIAGRAMS = [("transistor_bets", 1), ("sm_anatomy", 6), ("peak_product", 9)]
+DIAGRAMS = [("transistor_bets", 1), ("pcie_path", 5), ("launch_ladder", 6), ("sm_anatomy", 6), ("branch_mask", 6), ("latency_timeline", 7), ("warp_slots", 7), ("memory_staircase", 8), ("sectors", 8), ("tile_reuse", 8), ("peak_product", 9)]
 
 __all__ = [name for name, _ in DIAGRAMS]

@@ -62,7 +62,8 @@ def label(x: float, y: float, text: str, name: str = "label", size: int = FONT,
           xanchor: str = "center", yanchor: str = "middle") -> dict:
     """A text annotation in data coordinates (theme-coloured font)."""
     return {"x": x, "y": y, "xref": "x", "yref": "y", "text": text, "showarrow": False,
-            "font": {"size": size}, "xanchor": xanchor, "yanchor": yanchor, "name": name}
+            "font": {"size": size}, "xanchor": xanchor, "yanchor": yanchor, "name": name,
+            "align": "left" if xanchor == "left" else "right" if xanchor == "right" else "center"}
 
 
 def boxes_trace(boxes: Iterable[tuple[float, float, float, float]], fill: str, name: str,
