@@ -91,6 +91,15 @@ def text_trace(x: float, y: float, text: str, name: str, size: int = FONT + 1,
             "yaxis": "y"}
 
 
+def texts_trace(xs: list, ys: list, texts: list, name: str, size: int = FONT,
+                position: str = "middle center") -> dict:
+    """Several labels as one text trace (labels that move with a slider)."""
+    return {"type": "scatter", "mode": "text", "x": list(xs) or [None], "y": list(ys) or [None],
+            "text": list(texts) or [""], "textposition": position, "textfont": {"size": size},
+            "name": name, "hoverinfo": "skip", "showlegend": False, "cliponaxis": False,
+            "xaxis": "x", "yaxis": "y"}
+
+
 def count_boxes(trace: dict) -> int:
     """Rectangles in a :func:`boxes_trace` (closed paths of five points)."""
     return sum(1 for v in trace["x"][5::6] if v is None) if trace["x"] != [None] else 0
@@ -146,6 +155,12 @@ class Diagram(View):
     def plot_px(self) -> float:
         return FIGURE_PX - 8 - self.right_px
 
+    def aspect(self) -> float:
+        """Screen pixels of one x unit over those of one y unit (in the book's column), so
+        a grid of cells can be drawn square."""
+        return (self.plot_px() / (self.xrange[1] - self.xrange[0])) / \
+            (self.height / (self.yrange[1] - self.yrange[0]))
+
     # --- the text alternative ----------------------------------------------------------
     def alt_text(self) -> tuple[str, str]:
         """(caption, description) at the initial settings."""
@@ -194,5 +209,5 @@ def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     return menu, m.name
 
 
-__all__ = ["machine_menu", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "count_boxes",
+__all__ = ["machine_menu", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
            "size", "FILL", "EDGE", "FONT", "COLORS"]

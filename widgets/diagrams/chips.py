@@ -69,7 +69,7 @@ class TransistorBets(MachineDiagram):
               rect(52, 0, 100, 78, FILL["host"], "die"),
               rect(54, 2, 98, 10, FILL["chip"], "cache")]
         sh += [rect(*c, FILL["compute"], "sm", width=0.6)
-               for c in _grid(m.sms, 54, 12, 98, 76, aspect=1.9)]
+               for c in _grid(m.sms, 54, 12, 98, 76, aspect=self.aspect())]
         notes = [label(22, 57, "control: branch prediction,<br>out-of-order, prefetch"),
                  label(22, 14, "large caches"), label(12, 32, "core"), label(32, 32, "core"),
                  label(76, 6, "L2 cache, shared by every SM", size=11),
@@ -115,7 +115,7 @@ class SMAnatomy(MachineDiagram):
             sh.append(rect(x0 + 1, 77, x0 + 22, 85, FILL["warm"], "scheduler"))
             notes.append(label(x0 + 11.5, 81, "warp scheduler", size=11))
             sh += [rect(*c, FILL["compute"], "lane", width=0.5)
-                   for c in _grid(q, x0 + 1, 38, x0 + 22, 75, aspect=1.5)]
+                   for c in _grid(q, x0 + 1, 38, x0 + 22, 75, aspect=self.aspect())]
         regs = self._fact(m, "registers_per_sm_bytes")
         l1 = self._fact(m, "l1_shared_per_sm_bytes")
         thr = self._fact(m, "max_threads_per_sm")

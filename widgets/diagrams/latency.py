@@ -122,7 +122,7 @@ class WarpSlots(Diagram):
                 "bytes": little.bytes_in_flight(m.bandwidth("dram"), self.latency)}
 
     def _cells(self, s):
-        return _grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=2.4)
+        return _grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=self.aspect())
 
     def picture(self, s):
         m = self.menu[s["machine"]]

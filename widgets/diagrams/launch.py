@@ -52,16 +52,16 @@ class LaunchLadder(Diagram):
         if c["blocks"] > shown:
             notes.append(label(shown * 6.2 + 1, 89, "…", xanchor="left"))
         sh += [rect(*cell, FILL["compute"], "sm", width=0.6)
-               for cell in _grid(m.sms, 0, 50, 100, 76, aspect=2.6)]
+               for cell in _grid(m.sms, 0, 50, 100, 76, aspect=self.aspect())]
         resident = (f"; each holds at most {c['per_sm']} such blocks" if c["per_sm"] else "")
         notes.append(label(0, 81, f"{m.name}: {m.sms} SMs{resident}", xanchor="left"))
         w = c["warps_per_block"]
         sh.append(rect(0, 8, 46, 40, FILL["idle"], "one-block"))
-        sh += [rect(*cell, FILL["warm"], "warp", width=0.6) for cell in _grid(w, 1, 10, 45, 34, 2.0)]
+        sh += [rect(*cell, FILL["warm"], "warp", width=0.6) for cell in _grid(w, 1, 10, 45, 34, aspect=self.aspect())]
         notes.append(label(0, 44, f"one block: {w} warps", xanchor="left"))
         sh.append(rect(52, 8, 100, 40, FILL["idle"], "one-warp"))
         sh += [rect(*cell, FILL["cool"], "lane", width=0.6)
-               for cell in _grid(simt.WARP, 53, 10, 99, 34, 2.0)]
+               for cell in _grid(simt.WARP, 53, 10, 99, 34, aspect=self.aspect())]
         notes.append(label(52, 44, f"one warp: {simt.WARP} lanes, one instruction at a time",
                            xanchor="left"))
         notes.append(label(0, 2, f"{units.count(c['warps'])} warps in all", xanchor="left",
