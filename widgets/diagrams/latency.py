@@ -116,9 +116,10 @@ class WarpSlots(Diagram):
     def counts(self, s) -> dict:
         m = self.menu[s["machine"]]
         slots = int(m.hardware("max_threads_per_sm")) // simt.WARP
-        need = little.warps_needed(m.bandwidth("dram"), self.latency, s["loads"],
-                                   BYTES_PER_LOAD) / m.sms
-        return {"slots": slots, "need": need, "filled": min(slots, math.ceil(need)),
+        need = little.threads_needed(m.bandwidth("dram"), self.latency,
+                                     s["loads"] * BYTES_PER_LOAD) / simt.WARP / m.sms
+        # a whole warp for any part of one (rounded first: 25.000000001 is 25)
+        return {"slots": slots, "need": need, "filled": min(slots, math.ceil(round(need, 6))),
                 "bytes": little.bytes_in_flight(m.bandwidth("dram"), self.latency)}
 
     def _cells(self, s):
