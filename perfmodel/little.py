@@ -119,3 +119,36 @@ def implied_latency(in_flight_bytes: float, bandwidth: float) -> float:
     """Little's law read backwards: the time each byte spends on order, in seconds, when
     ``in_flight_bytes`` are outstanding and ``bandwidth`` byte/s come back."""
     return _check.positive("in_flight_bytes", in_flight_bytes) / _check.positive("bandwidth", bandwidth)
+
+
+# --- Latency hiding, cycle by cycle: one scheduler, warps that load and then use. ---
+
+#: States of a warp in one cycle of :func:`issue_timeline`.
+ISSUE_LOAD, WAITING, ISSUE_USE, READY = "load", "wait", "use", "ready"
+
+
+def issue_timeline(warps: int, latency_cycles: int, cycles: int) -> list[list[str]]:
+    """What each of ``warps`` warps does in each of ``cycles`` cycles when one scheduler
+    issues one instruction per cycle and every warp loops over "issue a load, wait
+    ``latency_cycles`` cycles for it, issue one instruction that uses it". Each cycle the
+    lowest-numbered ready warp issues; the others that are ready wait their turn.
+    Returns rows (one per warp) of states: ISSUE_LOAD, WAITING, ISSUE_USE, READY."""
+    w = _check.count("warps", warps, maximum=64)
+    lat = _check.count("latency_cycles", latency_cycles, maximum=4096)
+    n = _check.count("cycles", cycles, maximum=4096)
+    rows = [[READY] * n for _ in range(w)]
+    next_op = [ISSUE_LOAD] * w        # what each warp issues next
+    free_at = [0] * w                 # first cycle the warp may issue again
+    for t in range(n):
+        issued = False
+        for k in range(w):
+            if t < free_at[k]:
+                rows[k][t] = WAITING
+            elif not issued:
+                rows[k][t] = next_op[k]
+                issued = True
+                if next_op[k] == ISSUE_LOAD:
+                    free_at[k], next_op[k] = t + 1 + lat, ISSUE_USE
+                else:
+                    free_at[k], next_op[k] = t + 1, ISSUE_LOAD
+    return rows

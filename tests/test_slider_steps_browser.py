@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 import widgets
+from widgets import diagrams
 
 pytestmark = pytest.mark.browser
 PAGE = "appendix/gallery.html"
@@ -123,7 +124,8 @@ def test_every_step_draws_what_restyle_draws(open_page):
     p = open_page(PAGE)
     page = p.page
     figures = slider_figures(page)
-    names = {getattr(widgets, w)().name for w in widgets.WIDGETS}
+    names = {getattr(widgets, w)().name for w in widgets.WIDGETS} | \
+        {getattr(diagrams, d)().name for d, _chapter in diagrams.DIAGRAMS}
     assert {fid.rsplit("-", 1)[0].removeprefix("book-figure-") for _, fid, _ in figures} \
         <= names
     how = {"lean": 0, "rerange": 0, "fast": 0, "replot": 0}

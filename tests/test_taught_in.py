@@ -6,6 +6,7 @@ import pytest
 
 import labs
 import widgets
+from widgets import diagrams
 from conftest import SITE
 from exercises import _catalog
 
@@ -28,9 +29,12 @@ def test_every_view_and_lab_is_taught_somewhere():
         assert _catalog.chapters_calling(f"widgets.{view}("), f"no chapter uses widgets.{view}"
     for name in labs.available():
         assert _catalog.chapters_calling(f'labs.show("{name}"'), f"no chapter shows lab {name}"
+    for name, _chapter in diagrams.DIAGRAMS:
+        assert _catalog.chapters_calling(f"diagrams.{name}("), f"no chapter draws {name}"
 
 
-@pytest.mark.parametrize("page, count", [("appendix/gallery.html", len(widgets.WIDGETS)),
+@pytest.mark.parametrize("page, count", [("appendix/gallery.html",
+                                          len(widgets.WIDGETS) + len(diagrams.DIAGRAMS)),
                                          ("appendix/lab_results.html", len(labs.available()))])
 def test_built_appendix_links_each_entry_to_its_chapters(page, count):
     html = (SITE / page).read_text()

@@ -78,9 +78,13 @@ def gallery(open_page):
 
 def test_page_loads_offline_with_every_widget_and_no_widget_manager(gallery):
     p = gallery.p
-    assert p.figures() == len(widgets.WIDGETS)
+    from widgets import diagrams
+
+    assert p.figures() == len(widgets.WIDGETS) + len(diagrams.DIAGRAMS)
     for name in widgets.WIDGETS:
         gallery.figure(getattr(widgets, name)().name)
+    for name, _chapter in diagrams.DIAGRAMS:
+        gallery.figure(getattr(diagrams, name)().name)
     html = gallery.page.content()
     assert "widget-state+json" not in html and "require.js" not in html
     assert "@jupyter-widgets" not in html and "embed-amd" not in html

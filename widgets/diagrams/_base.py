@@ -1,0 +1,213 @@
+"""The diagrams' shared machinery: a :class:`Diagram` is a widgets ``View`` whose picture
+is plotly shapes and annotations (fixed by its dropdowns) and whose moving parts are
+traces (restyled by its one step slider), with a caption and a description a screen
+reader reads.
+
+Shapes and annotations carry a ``name`` (``"sm"``, ``"lane"``, ``"sector"``, ...), so a
+test can count what a diagram draws without asking how it was computed. Colours are
+mid-tones at part opacity and text takes the theme's font colour, so one picture reads
+on the light and the dark theme (book-plotly.js recolours fonts and axes only).
+"""
+from __future__ import annotations
+
+import html as _html
+from typing import Iterable
+
+from ..base import FIGURE_PX, Settings, View
+from ..style import COLORS
+
+#: Line colour of boxes: a grey that reads on white and on the dark theme's background.
+EDGE = "rgba(128,128,128,0.85)"
+#: Fills by role: on chip, off chip (DRAM/HBM), host, compute, idle, highlighted.
+FILL = {"chip": "rgba(76,120,168,0.30)", "dram": "rgba(157,117,93,0.35)",
+        "host": "rgba(127,127,127,0.25)", "compute": "rgba(44,160,44,0.40)",
+        "idle": "rgba(158,158,158,0.18)", "hot": "rgba(228,87,86,0.55)",
+        "warm": "rgba(245,133,24,0.45)", "cool": "rgba(76,120,168,0.55)"}
+#: Font size (px) of a diagram's labels: the book's figures' 12 px.
+FONT = 12
+
+
+def size(nbytes: float) -> str:
+    """Bytes in binary units as the datasheets give on-chip sizes: 256 KiB, 50 MiB,
+    141 GB (DRAM, in SI units as the datasheets give it)."""
+    from perfmodel import units
+
+    if nbytes >= 2 ** 30:
+        return units.si(nbytes, "B", 3)
+    if nbytes >= 2 ** 20:
+        return f"{units.number(nbytes / 2 ** 20)} MiB"
+    if nbytes >= 2 ** 10:
+        return f"{units.number(nbytes / 2 ** 10)} KiB"
+    return f"{units.number(nbytes)} B"
+
+
+def rect(x0: float, y0: float, x1: float, y1: float, fill: str, name: str,
+         line: str = EDGE, width: float = 1.0) -> dict:
+    """A plotly rectangle in data coordinates, named for the tests."""
+    return {"type": "rect", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": "x", "yref": "y",
+            "fillcolor": fill, "line": {"color": line, "width": width}, "name": name,
+            "layer": "below"}
+
+
+def arrow(x0: float, y0: float, x1: float, y1: float, text: str = "", name: str = "arrow",
+          size: int = FONT) -> dict:
+    """An annotation drawn as an arrow from (x0, y0) to (x1, y1) with an optional label at
+    the tail."""
+    return {"x": x1, "y": y1, "ax": x0, "ay": y0, "xref": "x", "yref": "y", "axref": "x",
+            "ayref": "y", "text": text, "showarrow": True, "arrowhead": 2, "arrowsize": 1,
+            "arrowwidth": 1.4, "arrowcolor": EDGE, "font": {"size": size}, "name": name}
+
+
+def label(x: float, y: float, text: str, name: str = "label", size: int = FONT,
+          xanchor: str = "center", yanchor: str = "middle") -> dict:
+    """A text annotation in data coordinates (theme-coloured font)."""
+    return {"x": x, "y": y, "xref": "x", "yref": "y", "text": text, "showarrow": False,
+            "font": {"size": size}, "xanchor": xanchor, "yanchor": yanchor, "name": name,
+            "align": "left" if xanchor == "left" else "right" if xanchor == "right" else "center"}
+
+
+def boxes_trace(boxes: Iterable[tuple[float, float, float, float]], fill: str, name: str,
+                line: str = EDGE) -> dict:
+    """Many rectangles as one filled scatter trace (each closed, None between): the
+    diagrams' moving parts, which a slider step restyles."""
+    xs: list = []
+    ys: list = []
+    for x0, y0, x1, y1 in boxes:
+        xs += [x0, x1, x1, x0, x0, None]
+        ys += [y0, y0, y1, y1, y0, None]
+    return {"type": "scatter", "mode": "lines", "x": xs or [None], "y": ys or [None],
+            "fill": "toself", "fillcolor": fill, "line": {"color": line, "width": 1},
+            "name": name, "hoverinfo": "skip", "showlegend": False, "xaxis": "x",
+            "yaxis": "y"}
+
+
+def text_trace(x: float, y: float, text: str, name: str, size: int = FONT + 1,
+               position: str = "middle right") -> dict:
+    """One line (or lines, with <br>) of text as a trace: a running counter a step
+    slider rewrites."""
+    return {"type": "scatter", "mode": "text", "x": [x], "y": [y], "text": [text],
+            "textposition": position, "textfont": {"size": size}, "name": name,
+            "hoverinfo": "skip", "showlegend": False, "cliponaxis": False, "xaxis": "x",
+            "yaxis": "y"}
+
+
+def texts_trace(xs: list, ys: list, texts: list, name: str, size: int = FONT,
+                position: str = "middle center") -> dict:
+    """Several labels as one text trace (labels that move with a slider)."""
+    return {"type": "scatter", "mode": "text", "x": list(xs) or [None], "y": list(ys) or [None],
+            "text": list(texts) or [""], "textposition": position, "textfont": {"size": size},
+            "name": name, "hoverinfo": "skip", "showlegend": False, "cliponaxis": False,
+            "xaxis": "x", "yaxis": "y"}
+
+
+def count_boxes(trace: dict) -> int:
+    """Rectangles in a :func:`boxes_trace` (closed paths of five points)."""
+    return sum(1 for v in trace["x"][5::6] if v is None) if trace["x"] != [None] else 0
+
+
+class Diagram(View):
+    """A picture over perfmodel. Subclasses set ``name``, ``title``, ``caption`` and
+    ``height``, the data box ``xrange`` x ``yrange`` (the picture's own coordinates) and
+    implement ``picture(s)`` -> (shapes, annotations) for the dropdowns' settings,
+    ``moving(s)`` -> traces for the step slider (none by default) and ``describe(s)``,
+    the text a screen reader reads."""
+
+    axis_px = 16
+    right_px = 8
+    legend = None
+    caption = ""
+    xrange = (0.0, 100.0)
+    yrange = (0.0, 100.0)
+
+    def controls(self):
+        return []
+
+    def picture(self, s: Settings) -> tuple[list[dict], list[dict]]:
+        raise NotImplementedError
+
+    def moving(self, s: Settings) -> list[dict]:
+        return []
+
+    def describe(self, s: Settings) -> str:
+        raise NotImplementedError
+
+    def traces(self, s: Settings) -> list[dict]:
+        # An invisible anchor keeps the axes (and so the shapes' coordinates) in place.
+        anchor = {"type": "scatter", "mode": "lines", "x": list(self.xrange),
+                  "y": list(self.yrange), "line": {"width": 0}, "hoverinfo": "skip",
+                  "showlegend": False, "name": "frame", "xaxis": "x", "yaxis": "y"}
+        return [anchor, *self.moving(s)]
+
+    def layout(self, s: Settings) -> dict:
+        shapes, notes = self.picture(s)
+        hidden = {"visible": False, "fixedrange": True, "showgrid": False, "zeroline": False}
+        return {"xaxis": {**hidden, "range": list(self.xrange), "domain": [0, 1]},
+                "yaxis": {**hidden, "range": list(self.yrange), "domain": [0, 1]},
+                "shapes": shapes, "annotations": notes, "hovermode": False,
+                "margin": {"l": 8, "r": self.right_px, "t": self._geometry()["top"],
+                           "b": self._geometry()["bottom"]}}
+
+    def full_layout(self, s: Settings) -> dict:
+        lay = super().full_layout(s)
+        lay["margin"] = self.layout(s)["margin"]
+        return lay
+
+    def plot_px(self) -> float:
+        return FIGURE_PX - 8 - self.right_px
+
+    def aspect(self) -> float:
+        """Screen pixels of one x unit over those of one y unit (in the book's column), so
+        a grid of cells can be drawn square."""
+        return (self.plot_px() / (self.xrange[1] - self.xrange[0])) / \
+            (self.height / (self.yrange[1] - self.yrange[0]))
+
+    # --- the text alternative ----------------------------------------------------------
+    def alt_text(self) -> tuple[str, str]:
+        """(caption, description) at the initial settings."""
+        return self.caption, self.describe(self.initial())
+
+    def static_html(self, fig=None) -> str:
+        """The figure wrapped in a <figure>: a visible caption, and a description that
+        screen readers read (aria-describedby) and sighted readers need not."""
+        body = super().static_html(fig)
+        cap, desc = self.alt_text()
+        uid = f"{self.name}-desc-{id(self):x}"
+        return (f'<figure class="book-diagram" role="group" aria-label="{_html.escape(cap)}" '
+                f'aria-describedby="{uid}">{body}'
+                f'<figcaption class="book-diagram-caption">{_html.escape(cap)}</figcaption>'
+                f'<p class="book-diagram-desc" id="{uid}">{_html.escape(desc)}</p></figure>')
+
+    def live(self):
+        live = super().live()
+        if not getattr(live, "_captioned", False):
+            import ipywidgets as W
+
+            cap, desc = self.alt_text()
+            live.box.children = (*live.box.children,
+                                 W.HTML(f"<p><em>{_html.escape(cap)}</em><br>"
+                                        f"{_html.escape(desc)}</p>"))
+            live._captioned = True
+        return live
+
+
+def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
+    """(menu, name) of the machines that have every fact in ``need`` (Machine attributes
+    or hardware keys), and the name of ``machine`` among them; a machine that lacks one
+    -> ValueError naming what it lacks."""
+    from perfmodel import machines
+
+    def has(m, key):
+        return bool(getattr(m, key, 0)) if hasattr(m, key) else key in m.extra
+
+    m = machines.get(machine)
+    missing = [k for k in need if not has(m, k)]
+    if missing:
+        raise ValueError(f"machine {m.name} has no {', '.join(missing)} on record; "
+                         f"pick one of {', '.join(x.name for x in machines.all_machines() if all(has(x, k) for k in need))}")
+    menu = {x.name: x for x in machines.all_machines() if all(has(x, k) for k in need)}
+    menu.setdefault(m.name, m)
+    return menu, m.name
+
+
+__all__ = ["machine_menu", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
+           "size", "FILL", "EDGE", "FONT", "COLORS"]
