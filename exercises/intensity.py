@@ -2,7 +2,7 @@
 
 Every answer is computed by perfmodel when asked for; nothing is typed twice. The ids
 match the exercise labels in the chapter. tests/test_exercises_intensity.py checks each
-answer against plain arithmetic from the source notes' numbers.
+answer against plain arithmetic from the Why GPUs Exist chapter's counting rules.
 """
 from __future__ import annotations
 

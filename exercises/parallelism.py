@@ -3,7 +3,8 @@
 
 Every answer is computed by perfmodel when asked for; the ids match the exercise labels
 in the chapter. tests/test_exercises_parallelism.py checks each answer against plain
-arithmetic from the source notes' numbers.
+arithmetic from the numbers of the parallelism chapter the book follows and the
+T4 note.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Numeric exercises of chapter 5, "Triage before you write a kernel".
 
 Every answer is computed by perfmodel here; tests/test_exercises_triage.py checks each
-one against plain arithmetic from the source notes' numbers.
+one against plain arithmetic from the source documents' figures.
 """
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ CHAPTER = "triage"
 
 # Exercise 2.2's made-up GPU, reused by exercise 2.3: 19.5 TFLOP/s FP32, 900 GB/s.
 GPU_900 = machines.measured("exercise GPU (900 GB/s)", {"fp32": 19.5e12}, {"dram": 900e9},
-                            source="the source notes' made-up exercise GPU")
+                            source="the made-up exercise GPU of Why GPUs Exist")
 # Exercise 2.6's GPU: 2 TB/s (the FP32 peak is an A100's; the ops are memory-bound anyway).
 GPU_2TB = machines.measured("exercise GPU (2 TB/s)", {"fp32": 19.5e12}, {"dram": 2e12},
-                            source="the source notes' exercise 2.6")
-# The T4 with the roofs the source notes measured (6.8 TFLOP/s FMA, 230 GB/s read+write,
+                            source="exercise 2.6 of Why GPUs Exist")
+# The T4 with the roofs the T4 note measured (6.8 TFLOP/s FMA, 230 GB/s read+write,
 # 12.3 GB/s pinned PCIe) and the 20 us toll of one add launched and waited for.
 T4_MEASURED = machines.notes_t4()
 

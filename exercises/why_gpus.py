@@ -2,7 +2,8 @@
 
 Every answer is computed by perfmodel when asked for; the ids match the exercise labels
 in the chapter. tests/test_exercises_why_gpus.py checks each answer against plain
-arithmetic from the source notes' numbers.
+arithmetic from the source documents' figures (the T4 note's measurements, the
+CPU of the same note).
 """
 from __future__ import annotations
 

@@ -177,3 +177,20 @@ def _seed_index():
     if not _INDEX:
         _INDEX.append(prose_near.SeedIndex(prose_near.load_seeds(), n=9, swaps=1))
     return _INDEX[0]
+
+
+# ------------------------------------------------------------------ the paradox lab
+
+def test_paradox_times_the_op_into_a_preallocated_output():
+    """The CPU add must time DRAM, not a fresh output's page faults: each timed call writes
+    into the same tensor, and the result is still the sum (or the product)."""
+    torch = pytest.importorskip("torch")
+    from labs import paradox
+
+    x, y = torch.arange(6.0), torch.full((6,), 2.0)
+    call = paradox.into("add", x, y)
+    first, second = call(), call()
+    assert first.data_ptr() == second.data_ptr()
+    assert torch.equal(first, x + y)
+    a, b = torch.eye(3) * 2, torch.arange(9.0).reshape(3, 3)
+    assert torch.equal(paradox.into("matmul", a, b)(), a @ b)
