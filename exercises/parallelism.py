@@ -88,9 +88,10 @@ register("parallelism-10", CH,
          hint="Overlapped: sum of stages + (n - 1) x slowest stage.")
 
 register("parallelism-11", CH,
-         "Useful fraction between barriers when four of 32 threads do 2.5 units and the rest 1.",
-         lambda: parallel.barrier_efficiency([2.5] * 4 + [1] * 28), unit="fraction",
-         hint="Everyone waits for the slowest: work done over 32 x 2.5.")
+         "Useful fraction between barriers once the 10-unit item is split in four: the heavy "
+         "thread keeps 2.5 units, three light threads add 2.5 to their own 1, 28 do 1.",
+         lambda: parallel.barrier_efficiency([2.5] + [3.5] * 3 + [1] * 28), unit="fraction",
+         hint="The work is still 41 units; everyone waits for the slowest (3.5 units).")
 
 register("parallelism-12", CH,
          "Largest serial fraction that keeps 80% efficiency on 64 units (strong scaling).",

@@ -22,7 +22,7 @@ EXPECTED = {
     # 500 x 8 us against 8 + 499 x 4 us
     "parallelism-10": 4000 / (8 + 499 * 4),
     # (4 x 2.5 + 28) / (32 x 2.5)
-    "parallelism-11": 38 / 80,
+    "parallelism-11": 41 / (32 * 3.5),  # the same 41 units of work, the slowest thread 3.5
     # f with 1/(f + (1-f)/64) = 51.2: f = (1/51.2 - 1/64) / (63/64)
     "parallelism-12": (1 / 51.2 - 1 / 64) * 64 / 63,
     # eight paths inside every warp: eight passes, an eighth of the lanes in each
