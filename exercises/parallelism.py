@@ -22,7 +22,7 @@ FMA_CYCLES = 4
 #: Exercise 3's sort: seconds on 16 cores, and for the best serial program on one.
 SORT_P, SORT_PARALLEL_S, SORT_SERIAL_S = 16, 2.0, 12.0
 #: Exercise 10's pipeline: load, compute and store seconds per tile, and the tile count.
-STAGES, TILES = (4e-6, 3e-6, 1e-6), 500
+STAGES, TILES = (5e-6, 1e-6, 2e-6), 500
 
 
 register("parallelism-1", CH, "Largest speed-up Amdahl allows with a serial fraction of 0.02.",
@@ -83,7 +83,7 @@ register("parallelism-9", CH,
          unit="x", hint="f = 20 / (20 + 50); the limit is 1/f.")
 
 register("parallelism-10", CH,
-         "Speed-up of a 3-stage pipeline (4, 3, 1 us per tile, 500 tiles) over no overlap.",
+         "Speed-up of a 3-stage pipeline (5, 1, 2 us per chunk, 500 chunks) over no overlap.",
          lambda: TILES * sum(STAGES) / parallel.pipeline_time(TILES, STAGES), unit="x",
          hint="Overlapped: sum of stages + (n - 1) x slowest stage.")
 

@@ -59,10 +59,11 @@ register("roofline-4", CH,
          hint="Compare F/P with D/B; the larger one is the floor.")
 
 register("roofline-5", CH,
-         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): 1 TFLOP of work with traffic cut to 5 GB. "
-         "The lower bound on its time.",
-         lambda: roofline.time(IMAGINARY, ops.Op("cut to 5 GB", 1e12, 5e9)), unit="s",
-         hint="max(F/C, D/B): which of the two is larger now?")
+         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): the 1 TFLOP kernel recomputes its "
+         "intermediates instead of storing them, cutting its traffic to 5 GB and doubling its "
+         "FLOPs. The lower bound on its time.",
+         lambda: roofline.time(IMAGINARY, ops.Op("recomputed", 2e12, 5e9)), unit="s",
+         hint="max(F/C, D/B) with the new F and D: which of the two is larger now?")
 
 register("roofline-6", CH,
          "Speed-of-light time of a batch-1 4096 x 4096 FP16 linear layer on an H200 (datasheet).",

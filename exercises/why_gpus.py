@@ -37,9 +37,10 @@ def server_cpu():
                              source="an exercise's server CPU", launch_overhead=SERVER_CPU_TOLL)
 
 
-def server_speedup(op, pcie_bytes: float = 0.0) -> float:
-    """Server-CPU time over H100 time for one op, each paying its own toll."""
-    cpu, gpu = server_cpu(), machines.get("H100")
+def server_speedup(op, pcie_bytes: float = 0.0, gpu: str = "H100") -> float:
+    """Server-CPU time over the GPU's time (H100 unless named) for one op, each paying its
+    own toll."""
+    cpu, gpu = server_cpu(), machines.get(gpu)
     return (roofline.time(cpu, op, overhead=cpu.launch_overhead.value)
             / roofline.time(gpu, op, overhead=gpu.launch_overhead.value, pcie_bytes=pcie_bytes))
 
@@ -66,13 +67,13 @@ def step_time(launch: float) -> float:
                                                  STEP_KERNEL_TIME])
 
 
-def _t4_peak() -> float:
-    t4 = machines.get("T4")
-    return clocks.peak(t4.sms, t4.fp32_lanes_per_sm, t4.clock_hz)
+def _a100_peak() -> float:
+    a100 = machines.get("A100")
+    return clocks.peak(a100.sms, a100.fp32_lanes_per_sm, a100.clock_hz)
 
 
-register("why-gpus-1", CH, "The T4's FP32 peak from 40 SMs x 64 lanes x 2 x 1.59 GHz.",
-         _t4_peak, unit="FLOP/s", rel_tol=0.01,
+register("why-gpus-1", CH, "The A100's FP32 peak from 108 SMs x 64 lanes x 2 x 1.41 GHz.",
+         _a100_peak, unit="FLOP/s", rel_tol=0.01,
          hint="Every lane finishes one FMA (2 FLOPs) per clock.")
 
 register("why-gpus-2", CH, "B200 DRAM bandwidth over the H200's.",
@@ -80,9 +81,9 @@ register("why-gpus-2", CH, "B200 DRAM bandwidth over the H200's.",
          unit="x", hint="8 TB/s over 4.8 TB/s.")
 
 register("why-gpus-3", CH,
-         "Predicted H100 speed-up over a server CPU (400 GB/s, 5 us) for a 2^28-element FP32 "
-         "add, data in place.",
-         lambda: server_speedup(ops.vector_add(BIG_ADD)), unit="x",
+         "Predicted B200 (8 TB/s, 10 us) speed-up over a server CPU (400 GB/s, 5 us) for a "
+         "2^28-element FP32 add, data in place.",
+         lambda: server_speedup(ops.vector_add(BIG_ADD), gpu="B200"), unit="x",
          hint="Both machines are memory-bound: nearly the ratio of the bandwidths.")
 
 register("why-gpus-4", CH,

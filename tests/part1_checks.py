@@ -119,6 +119,10 @@ def early_uses(order: list[str], texts: dict[str, str], homes: dict[str, str],
 
 # ---------------------------------------------------------------- printed numbers
 
+#: Elements whose text is no prose: code, and headings and navigation (section numbers).
+_SKIP = ("script", "style", "svg", "h1", "h2", "h3", "h4", "h5", "h6", "nav")
+
+
 class _Text(html.parser.HTMLParser):
     """The visible text of a built page's article, up to the first exercise."""
 
@@ -135,13 +139,13 @@ class _Text(html.parser.HTMLParser):
             self.inside = True
         if "exercise" in (a.get("class") or "").split():
             self.done = True
-        if tag in ("script", "style", "svg"):
+        if tag in _SKIP:
             self.skip += 1
         if tag in ("p", "div", "li", "tr", "td", "th", "br", "h1", "h2", "h3", "h4"):
             self.parts.append("\n")
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style", "svg") and self.skip:
+        if tag in _SKIP and self.skip:
             self.skip -= 1
 
     def handle_data(self, data):
@@ -207,14 +211,17 @@ def printed_numbers(text: str) -> list[Printed]:
 
 
 #: Exercise units and the printed kinds that can state them.
-_KINDS = {"s": {"s"}, "FLOP/s": {"FLOP/s"}, "bytes": {"bytes"}, "x": {"x", ""},
+_KINDS = {"s": {"s"}, "FLOP/s": {"FLOP/s"}, "bytes": {"bytes"}, "x": {"x"},
           "fraction": {"%", ""}, "FLOP/byte": {"FLOP/byte", ""}}
 
 
-def shows_answer(answer: float, unit: str, printed: list[Printed]) -> list[str]:
+def shows_answer(answer: float, unit: str, printed: list[Printed],
+                 rel_tol: float = 0.02) -> list[str]:
     """The printed quantities that state ``answer`` (in the exercise's ``unit``) to the
-    precision they are printed with: "320 GB/s" states 0.32 TB/s, "58%" states 0.583. A
-    bare one-digit number (like "2") states nothing."""
+    precision they are printed with, and near enough that the checker would take it as right
+    (``rel_tol``, the exercise's own): "320 GB/s" states 0.32 TB/s, "58%" states 0.583, "10"
+    does not state 9.78. A bare one-digit number (like "2") states nothing, and a ratio
+    ("x" answers) must be printed as one ("2.0x")."""
     kinds = _KINDS.get(unit, {""})
     hits = []
     for p in printed:
@@ -224,6 +231,8 @@ def shows_answer(answer: float, unit: str, printed: list[Printed]) -> list[str]:
             continue
         if p.value == 0:
             continue
-        if abs(p.value - answer) <= max(p.step, 1e-12 * abs(answer)) * 1.0001:
+        # As printed, it rounds to the answer, and copying it would be checked right.
+        if (abs(p.value - answer) <= max(p.step, 1e-12 * abs(answer)) * 1.0001
+                and abs(p.value - answer) <= rel_tol * abs(answer)):
             hits.append(p.text + (" " + p.kind if p.kind else ""))
     return hits

@@ -114,6 +114,8 @@ def test_printed_numbers_read_si_scalings_and_percentages():
     assert shows_answer(4.9e-3, "s", got) == []
     assert shows_answer(1.3, "x", printed_numbers("ran 1.3x faster")) == ["1.3 x"]
     assert shows_answer(2.0, "x", printed_numbers("2 units")) == []  # one digit says nothing
+    assert shows_answer(1.3, "x", printed_numbers("13 and 1.3 units")) == []  # not a ratio
+    assert shows_answer(9.78, "fraction", printed_numbers("0.95 and 10")) == []
 
 
 def _page(stem: str) -> str:
@@ -130,7 +132,7 @@ def test_no_exercise_asks_for_a_number_printed_above_it(stem):
     found = []
     for ex in registry.all_exercises():
         if ex.chapter == chapter:
-            hits = shows_answer(ex.answer, ex.unit, printed)
+            hits = shows_answer(ex.answer, ex.unit, printed, ex.rel_tol)
             if hits:
                 found.append(f"{ex.id} (answer {ex.answer:.4g} {ex.unit}) is printed above it "
                              f"as {', '.join(sorted(set(hits)))}")
