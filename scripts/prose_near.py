@@ -28,6 +28,8 @@ WORD = re.compile(r"[a-z0-9']+")
 _FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 _CODE = re.compile(r"^(`{3,})\{code-cell\}.*?^\1[ \t]*$", re.S | re.M)
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_LINK_TARGET = re.compile(r"\]\([^)\s]+\)")
 
 
 def words(text: str) -> list[str]:
@@ -35,8 +37,10 @@ def words(text: str) -> list[str]:
 
 
 def book_words(text: str) -> list[str]:
-    """A chapter's prose words: front matter, code cells and math left out."""
-    return words(_MATH.sub(" ", _CODE.sub(" ", _FRONT.sub("", text))))
+    """A chapter's prose words: front matter, code cells, math, inline code and link targets
+    left out (formulas and code are shared on purpose)."""
+    text = _MATH.sub(" ", _CODE.sub(" ", _FRONT.sub("", text)))
+    return words(_LINK_TARGET.sub("] ", _INLINE_CODE.sub(" ", text)))
 
 
 @dataclass(frozen=True)

@@ -87,9 +87,11 @@ def spellings(term: str) -> list[str]:
 
 
 def term_pattern(spelling: str) -> re.Pattern:
-    flags = 0 if spelling.isupper() or re.search(r"[A-Z].*[A-Z]", spelling) else re.I
+    acronym = spelling.isupper() or re.search(r"[A-Z].*[A-Z]", spelling)
     body = re.escape(spelling).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]")
-    return re.compile(r"(?<![\w-])" + body + r"(?:s|es)?(?![\w-])", flags)
+    suffix = r"(?:\d\w*)?" if acronym else ""  # GDDR6, GDDR6X
+    return re.compile(r"(?<![\w-])" + body + suffix + r"(?:s|es)?(?![\w-])",
+                      0 if acronym else re.I)
 
 
 def early_uses(order: list[str], texts: dict[str, str], homes: dict[str, str],
@@ -229,6 +231,8 @@ def shows_answer(answer: float, unit: str, printed: list[Printed],
             continue
         if p.digits < 2 and p.kind in ("", "x"):
             continue
+        if p.kind == "" and "." not in p.text and p.digits < 3:
+            continue  # a bare two-digit count (32 lanes, 64 SMs) is too common to mean it
         if p.value == 0:
             continue
         # As printed, it rounds to the answer, and copying it would be checked right.

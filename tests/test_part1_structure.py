@@ -116,6 +116,8 @@ def test_printed_numbers_read_si_scalings_and_percentages():
     assert shows_answer(2.0, "x", printed_numbers("2 units")) == []  # one digit says nothing
     assert shows_answer(1.3, "x", printed_numbers("13 and 1.3 units")) == []  # not a ratio
     assert shows_answer(9.78, "fraction", printed_numbers("0.95 and 10")) == []
+    assert shows_answer(31.5, "FLOP/byte", printed_numbers("a warp of 32")) == []
+    assert shows_answer(31.5, "FLOP/byte", printed_numbers("about 31.5 of them"))
 
 
 def _page(stem: str) -> str:
