@@ -189,6 +189,14 @@ def _factor(ratio: float) -> str:
     return "too high" if ratio > 1 else "too low"
 
 
+def _share(number: float, percent_sign: bool) -> tuple[float, str]:
+    """A share given as a fraction (0.58) or a percentage (58, or "58%"), as a fraction,
+    with the words saying which was read. A value above 1 can only be a percentage."""
+    if percent_sign or abs(number) > 1:
+        return number / 100, f" (read {number:g} as a percentage, {number / 100:g})"
+    return number, f" (read {number:g} as a fraction)"
+
+
 def check(id: str, value) -> Verdict:
     """A student's answer checked: says right, close (and how close) or wrong, with a hint.
 
@@ -209,9 +217,15 @@ def judge(ex: Exercise, value, truth: float | None = None) -> Verdict:
     if not isinstance(ex, Exercise):
         raise TypeError(f"ex must be an Exercise (from exercises.get), not {_a(type(ex).__name__)}")
     label = ex.id
+    percent_sign = isinstance(value, str) and value.strip().endswith("%")
+    if percent_sign:
+        value = value.strip()[:-1]
     number = _as_number(value, ex.unit)
     if isinstance(number, str):
         return Verdict(f"{label}: {number}", "invalid")
+    read = ""
+    if ex.unit == "fraction" and math.isfinite(number):
+        number, read = _share(number, percent_sign)
     if not math.isfinite(number):
         return Verdict(f"{label}: {number} is not a finite number; give a plain number.",
                        "invalid")
@@ -224,12 +238,12 @@ def judge(ex: Exercise, value, truth: float | None = None) -> Verdict:
     unit = f" {ex.unit}" if ex.unit else ""
     hint = f" Hint: {ex.hint}" if ex.hint else ""
     if err <= ex.rel_tol:
-        return Verdict(f"{label}: right. The answer is {truth:.4g}{unit}.", "right", err)
+        return Verdict(f"{label}: right{read}. The answer is {truth:.4g}{unit}.", "right", err)
     side = "high" if number > truth else "low"
     if err <= ex.close_tol:
-        return Verdict(f"{label}: close: {err:.1%} too {side} (within {ex.rel_tol:.0%} counts as right). "
+        return Verdict(f"{label}: close{read}: {err:.1%} too {side} (within {ex.rel_tol:.0%} counts as right). "
                        f"Check your rounding and the numbers you used.{hint}", "close", err)
-    message = f"{label}: not yet"
+    message = f"{label}: not yet{read}"
     if truth != 0 and number != 0 and (number > 0) == (truth > 0):
         ratio = number / truth
         message += f": {_factor(ratio)}."

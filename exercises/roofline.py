@@ -2,7 +2,7 @@
 
 Every answer is computed by perfmodel when asked for; the ids match the exercise labels
 in the chapter. tests/test_exercises_roofline.py checks each answer against plain
-arithmetic from the source notes' numbers.
+arithmetic from the source documents' figures.
 """
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ CH = "roofline"
 N = 2 ** 24
 D = 4096
 
-#: Exercise 2.2 of the source notes: a made-up GPU with 19.5 TFLOP/s FP32 and 900 GB/s.
+#: Exercise 2.2 of the Why GPUs Exist chapter: a made-up GPU with 19.5 TFLOP/s FP32 and 900 GB/s.
 EX_GPU = machines.measured("exercise GPU", {"fp32": 19.5e12}, {"dram": 900e9},
-                           source="made-up figures of the source notes' exercise 2.2")
+                           source="made-up figures of exercise 2.2 in Why GPUs Exist")
 #: The parallelism notes' machine with a ridge of 40: 40 TFLOP/s FP32 over 1 TB/s.
 RIDGE40 = machines.measured("ridge-40 GPU", {"fp32": 40e12}, {"dram": 1e12},
                             source="the parallelism notes' RTX-class example")
 #: The lecture notes' imaginary accelerator: C = 100 TFLOP/s, B = 1 TB/s.
 IMAGINARY = machines.measured("imaginary accelerator", {"fp32": 100e12}, {"dram": 1e12},
                               source="the lecture notes' imaginary accelerator")
-#: The T4 as the source notes measured it: 6.8 TFLOP/s of FMAs, 230 GB/s when copying.
+#: The T4 as the T4 note measured it: 6.8 TFLOP/s of FMAs, 230 GB/s when copying.
 T4_MEASURED = machines.notes_t4()
 
 
@@ -59,10 +59,11 @@ register("roofline-4", CH,
          hint="Compare F/P with D/B; the larger one is the floor.")
 
 register("roofline-5", CH,
-         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): 1 TFLOP of work with traffic cut to 5 GB. "
-         "The lower bound on its time.",
-         lambda: roofline.time(IMAGINARY, ops.Op("cut to 5 GB", 1e12, 5e9)), unit="s",
-         hint="max(F/C, D/B): which of the two is larger now?")
+         "Imaginary accelerator (100 TFLOP/s, 1 TB/s): the 1 TFLOP kernel recomputes its "
+         "intermediates instead of storing them, cutting its traffic to 5 GB and doubling its "
+         "FLOPs. The lower bound on its time.",
+         lambda: roofline.time(IMAGINARY, ops.Op("recomputed", 2e12, 5e9)), unit="s",
+         hint="max(F/C, D/B) with the new F and D: which of the two is larger now?")
 
 register("roofline-6", CH,
          "Speed-of-light time of a batch-1 4096 x 4096 FP16 linear layer on an H200 (datasheet).",

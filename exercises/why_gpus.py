@@ -2,9 +2,12 @@
 
 Every answer is computed by perfmodel when asked for; the ids match the exercise labels
 in the chapter. tests/test_exercises_why_gpus.py checks each answer against plain
-arithmetic from the source notes' numbers.
+arithmetic from the source documents' figures (the T4 note's measurements, the
+CPU of the same note).
 """
 from __future__ import annotations
+
+import math
 
 from perfmodel import _check, clocks, machines, ops, parallel, roofline
 
@@ -34,9 +37,10 @@ def server_cpu():
                              source="an exercise's server CPU", launch_overhead=SERVER_CPU_TOLL)
 
 
-def server_speedup(op, pcie_bytes: float = 0.0) -> float:
-    """Server-CPU time over H100 time for one op, each paying its own toll."""
-    cpu, gpu = server_cpu(), machines.get("H100")
+def server_speedup(op, pcie_bytes: float = 0.0, gpu: str = "H100") -> float:
+    """Server-CPU time over the GPU's time (H100 unless named) for one op, each paying its
+    own toll."""
+    cpu, gpu = server_cpu(), machines.get(gpu)
     return (roofline.time(cpu, op, overhead=cpu.launch_overhead.value)
             / roofline.time(gpu, op, overhead=gpu.launch_overhead.value, pcie_bytes=pcie_bytes))
 
@@ -63,13 +67,13 @@ def step_time(launch: float) -> float:
                                                  STEP_KERNEL_TIME])
 
 
-def _t4_peak() -> float:
-    t4 = machines.get("T4")
-    return clocks.peak(t4.sms, t4.fp32_lanes_per_sm, t4.clock_hz)
+def _a100_peak() -> float:
+    a100 = machines.get("A100")
+    return clocks.peak(a100.sms, a100.fp32_lanes_per_sm, a100.clock_hz)
 
 
-register("why-gpus-1", CH, "The T4's FP32 peak from 40 SMs x 64 lanes x 2 x 1.59 GHz.",
-         _t4_peak, unit="FLOP/s", rel_tol=0.01,
+register("why-gpus-1", CH, "The A100's FP32 peak from 108 SMs x 64 lanes x 2 x 1.41 GHz.",
+         _a100_peak, unit="FLOP/s", rel_tol=0.01,
          hint="Every lane finishes one FMA (2 FLOPs) per clock.")
 
 register("why-gpus-2", CH, "B200 DRAM bandwidth over the H200's.",
@@ -77,9 +81,9 @@ register("why-gpus-2", CH, "B200 DRAM bandwidth over the H200's.",
          unit="x", hint="8 TB/s over 4.8 TB/s.")
 
 register("why-gpus-3", CH,
-         "Predicted H100 speed-up over a server CPU (400 GB/s, 5 us) for a 2^28-element FP32 "
-         "add, data in place.",
-         lambda: server_speedup(ops.vector_add(BIG_ADD)), unit="x",
+         "Predicted B200 (8 TB/s, 10 us) speed-up over a server CPU (400 GB/s, 5 us) for a "
+         "2^28-element FP32 add, data in place.",
+         lambda: server_speedup(ops.vector_add(BIG_ADD), gpu="B200"), unit="x",
          hint="Both machines are memory-bound: nearly the ratio of the bandwidths.")
 
 register("why-gpus-4", CH,
@@ -107,10 +111,11 @@ register("why-gpus-7", CH,
          unit="x", hint="Three arrays of 2^28 floats cross the link; add the add itself.")
 
 def _passes_for_tenth() -> float:
-    """Passes over 1 GB on an H100 (HBM) for the PCIe Gen4 copy to be a tenth of the total."""
+    """Passes over 1 GB on an H100 (HBM) for the PCIe Gen4 copy to be a tenth of the total:
+    the smallest whole number of passes (942.2 passes is not enough, 943 is)."""
     copy = 1e9 / machines.get("A100").bandwidth("pcie")
     one_pass = roofline.memory_time(machines.get("H100"), ops.Op("read 1 GB", 0.0, 1e9))
-    return 9 * copy / one_pass
+    return float(math.ceil(9 * copy / one_pass))
 
 
 register("why-gpus-8", CH,

@@ -4,7 +4,9 @@ What it isolates: the three things that decide a speed-up. Matrix multiplication
 16 to 4096) and vector addition (a thousand elements to as many as fit) are timed three
 ways: on the CPU (torch), on the GPU with the data resident, and on the GPU with the
 copies in and out included (each op launched and waited for: host wall clock around the
-op and a synchronize). Beside them, the launch toll four ways: a tiny add synchronised
+op and a synchronize). On the CPU and the resident GPU the op writes into an output
+allocated once, before timing (``out=``), so the CPU's large add times DRAM, not the page
+faults of a fresh 1 GB output. Beside them, the launch toll four ways: a tiny add synchronised
 each time, tiny adds queued (one synchronize per thousand), a CUDA graph of them replayed,
 and a bare numba launch of an empty kernel.
 
@@ -16,7 +18,7 @@ are memory-bound on both machines, so their speed-up is the ratio of bandwidths;
 matmuls are compute-bound, so theirs is the ratio of FLOP rates.
 
 Quick mode stops at n = 2048 and 2^26 elements. On a T4 (quick): about 10 s
-(:func:`labs.budget.estimate`, with the source notes' CPU and naive PCIe round trip: the
+(:func:`labs.budget.estimate`, with the T4 note's CPU and naive PCIe round trip: the
 adds with their copies 2.2 s, the CPU's matmuls 0.5 s, the launch tolls 0.8 s, start-up and
 one compile 5 s); on the H200 it took 5.4 s.
 """
@@ -45,8 +47,21 @@ def _sync(fn):
     return call
 
 
+def into(kind: str, x, y):
+    """A call of the op that writes into one output allocated here, once: timing it times
+    the arithmetic and the memory traffic, not a fresh output's allocation (on the CPU a
+    new 1 GB tensor is page faults, first touched by the add itself)."""
+    import torch
+
+    out = torch.empty_like(x)
+    op = torch.matmul if kind == "matmul" else torch.add
+    return lambda: op(x, y, out=out)
+
+
 def sweep(kind: str, sizes, budget_s: float) -> list[dict]:
-    """CPU, GPU-resident and GPU-with-copies seconds of one op at each size."""
+    """CPU, GPU-resident and GPU-with-copies seconds of one op at each size. The CPU and
+    the resident GPU write into a preallocated output (:func:`into`); the trip with copies
+    allocates what a reader's ``(a.cuda() + b.cuda()).cpu()`` allocates."""
     import torch
 
     rows = []
@@ -56,8 +71,8 @@ def sweep(kind: str, sizes, budget_s: float) -> list[dict]:
         xc, yc = torch.rand(shape), torch.rand(shape)
         xg, yg = xc.cuda(), yc.cuda()
         f = (lambda a, b: a @ b) if kind == "matmul" else (lambda a, b: a + b)
-        cpu = common.host_time(lambda: f(xc, yc), budget_s)
-        gpu = common.host_time(_sync(lambda: f(xg, yg)), budget_s)
+        cpu = common.host_time(into(kind, xc, yc), budget_s)
+        gpu = common.host_time(_sync(into(kind, xg, yg)), budget_s)
         trip = common.host_time(_sync(lambda: f(xc.cuda(), yc.cuda()).cpu()), budget_s)
         # listing-end: paradox
         op = _op(kind, n)
@@ -150,7 +165,8 @@ def run(quick: bool = False, max_add: int | None = None) -> dict:
     summary = {"launch_sync_s": tolls["sync"], "launch_queued_s": tolls["queued"],
                "launch_graph_s": tolls["graph"], "breakeven_matmul_n": be["matmul"]["measured"],
                "breakeven_add_n": be["add"]["measured"]}
-    params = {"quick": quick, "matmul_n": mms, "add_n": adds, "dtype": "fp32"}
+    params = {"quick": quick, "matmul_n": mms, "add_n": adds, "dtype": "fp32",
+              "output": "preallocated"}
     return common.record("paradox", params, rows, summary)
 
 

@@ -2,7 +2,7 @@
 
 A :class:`Machine` holds peak arithmetic rates per compute unit (FLOP/s), bandwidths
 per memory level (byte/s) and the fixed launch toll (seconds). Every figure is a
-:class:`Figure` that says where it came from: a vendor datasheet, the source notes'
+:class:`Figure` that says where it came from: a vendor datasheet, the T4 note's
 measurements, or a lab run. Tensor-core peaks are dense (2:4-sparse peaks are twice
 these and apply only to weights in that pattern).
 
@@ -250,7 +250,7 @@ def _b200() -> Machine:
 
 def _cpu() -> Machine:
     return Machine(
-        name="CPU", description="The source notes' CPU: Intel Xeon 2.0 GHz, 2 threads (Kaggle)",
+        name="CPU", description="The T4 note's CPU: Intel Xeon 2.0 GHz, 2 threads (Kaggle)",
         kind="cpu",
         peaks={"fp32": _fig(215e9, _NOTES_CPU + ": largest matmuls")},
         bandwidths={"dram": _fig(23e9, _NOTES_CPU + ": largest additions")},
@@ -354,7 +354,7 @@ def measured(name: str, peaks: Mapping[str, float], bandwidths: Mapping[str, flo
 
 
 def notes_t4() -> Machine:
-    """The source notes' Tesla T4 as measured, not as the datasheet says: 6.8 TFLOP/s FP32
+    """The Tesla T4 as the T4 note measured it, not as the datasheet says: 6.8 TFLOP/s FP32
     (an FMA kernel at the 1,365 MHz the power limit allowed), 230 GB/s DRAM (an add, which
     writes as much as it reads), 1.1 TB/s L2, 3.9 TB/s L1, 12.3 GB/s pinned PCIe, and a toll
     of 20 us for one add launched and waited for. The FP16 tensor peak stays the datasheet's.

@@ -47,24 +47,31 @@ def test_near_miss_is_close_and_says_how_close(ex):
     off = 0.10 if ex.rel_tol < 0.10 < ex.close_tol else (ex.rel_tol + ex.close_tol) / 2
     for sign, side in ((1, "high"), (-1, "low")):
         given = truth * (1 + sign * off) if truth else sign * off
-        v = check(ex.id, given)
+        v = check(ex.id, _as_given(ex, given))
         assert v.status == "close", v
         assert f"{off:.1%} too {side}" in v, v
         assert "right" not in v.replace("counts as right", "")
         assert v.error == pytest.approx(off)
 
 
+def _as_given(ex, value: float) -> float:
+    """What a student types for ``value``: a share above 1 only as a percentage (the
+    checker reads any share above 1 as one)."""
+    return value * 100 if ex.unit == "fraction" and value > 1 else value
+
+
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
 def test_far_miss_is_wrong_with_a_hint(ex):
     truth = answer(ex.id)
     given = truth * 3 if truth else 3.0
-    v = check(ex.id, given)
+    v = check(ex.id, _as_given(ex, given))
     assert v.status == "wrong" and "not yet" in v, v
     assert "Hint:" in v or "Recount" in v
     if truth:
         assert "3 times too high" in v, v
         assert "3 times too low" in check(ex.id, truth / 3)
-        assert "unit slip" in check(ex.id, truth * 1000)
+        if ex.unit != "fraction":  # a share of 1,000 times the answer reads as a percentage
+            assert "unit slip" in check(ex.id, truth * 1000)
         assert "sign is wrong" in check(ex.id, -truth)
 
 

@@ -8,19 +8,20 @@ D = 4096
 
 EXPECTED = {
     # drill: x*x is 1 FLOP over 4 B read + 4 B written
-    "intensity-1": 1 / 8,
-    # exp: about 10 SFU operations over the same 8 bytes
-    "intensity-2": 10 / 8,
-    # 3x3 conv with tiling: 9 FMAs = 18 FLOPs over one 4 B load + one 4 B store
-    "intensity-3": 18 / 8,
-    # skinny GEMM, batch 16: 2*16*4096^2 FLOPs over 4*(16*4096 + 4096^2 + 16*4096) bytes
-    "intensity-4": 2 * 16 * D * D / (4 * (16 * D + D * D + 16 * D)),
+    # Horner's cubic: 3 FMAs = 6 FLOPs over 4 B read + 4 B written
+    "intensity-1": 6 / 8,
+    # softplus: exp (about 10) + log (about 10) + one add = 21 operations over 8 bytes
+    "intensity-2": 21 / 8,
+    # 5x5 conv with tiling: 25 FMAs = 50 FLOPs over one 4 B load + one 4 B store
+    "intensity-3": 50 / 8,
+    # skinny GEMM, batch 32, BF16: 2*32*4096^2 FLOPs over 2*(32*4096 + 4096^2 + 32*4096) bytes
+    "intensity-4": 2 * 32 * D * D / (2 * (32 * D + D * D + 32 * D)),
     # 7-point stencil swept along z: three 1024 x 1024 FP32 planes on chip
     "intensity-5": 3 * 1024 * 1024 * 4,
-    # FP16 scale: 1 FLOP over 2 B read + 2 B written
-    "intensity-6": 1 / 4,
-    # T / 4 = 8.1e12 / 320e9
-    "intensity-7": 4 * 8.1e12 / 320e9,
+    # FP64 scale: 1 FLOP over 8 B read + 8 B written
+    "intensity-6": 1 / 16,
+    # T / 4 = 6.8e12 / 230e9 (the T4 note's measured roofs)
+    "intensity-7": 4 * 6.8e12 / 230e9,
     # FP16 weights 2 B each vs NVFP4 0.5 B + 1 B scale per 16 values; x and y in the same dtype
     "intensity-8": (2 * (D * D + 2 * D)) / ((0.5 + 1 / 16) * (D * D + 2 * D)),
     # flash attention in FP8: 4 S^2 d / (4 S d * 1 B) = S >= 1979e12 / 3.35e12
@@ -35,10 +36,10 @@ EXPECTED = {
 # the notes' own rounded answers count as right
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("intensity-5", 12.6e6),
-    ("intensity-4", 8),
-    ("intensity-2", 1.2),
-    ("intensity-6", 0.25),
-    ("intensity-7", 101),
+    ("intensity-4", 31.5),
+    ("intensity-2", 2.6),
+    ("intensity-6", 0.0625),
+    ("intensity-7", 118),
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

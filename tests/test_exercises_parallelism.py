@@ -20,9 +20,9 @@ EXPECTED = {
     # (20 + 50) / 20
     "parallelism-9": 70 / 20,
     # 500 x 8 us against 8 + 499 x 4 us
-    "parallelism-10": 4000 / (8 + 499 * 4),
+    "parallelism-10": 4000 / (8 + 499 * 5),  # load 5, compute 1, store 2 us; 500 chunks
     # (4 x 2.5 + 28) / (32 x 2.5)
-    "parallelism-11": 38 / 80,
+    "parallelism-11": 41 / (32 * 3.5),  # the same 41 units of work, the slowest thread 3.5
     # f with 1/(f + (1-f)/64) = 51.2: f = (1/51.2 - 1/64) / (63/64)
     "parallelism-12": (1 / 51.2 - 1 / 64) * 64 / 63,
     # eight paths inside every warp: eight passes, an eighth of the lanes in each

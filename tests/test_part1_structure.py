@@ -1,0 +1,200 @@
+"""Part I is a course: one home per idea, each term defined before it is used, exercises
+that do not re-ask what the chapter printed, and prose in the book's own words.
+
+The homes are written down once, in chapters/concepts.yml; the glossary must send a reader
+to the same chapter. The re-ask test reads the built site when there is one (the glued
+values are only there), else the chapters' markdown. PART1_SITE names another built site
+(for example main's, to see the test fail there).
+"""
+import os
+import pathlib
+import re
+import sys
+
+import pytest
+
+from exercises import registry
+from part1_checks import (ROOT, concept_homes, early_uses, first_link, glossary_terms,
+                          headings, printed_numbers, prose, reading_order, shows_answer,
+                          source_before_exercises, term_pattern, spellings,
+                          text_before_exercises)
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import prose_near  # noqa: E402
+
+PART1 = ["01_why_gpus", "02_parallelism", "03_intensity", "04_roofline", "05_triage"]
+CHAPTER_OF = {"why-gpus": "01_why_gpus", "parallelism": "02_parallelism",
+              "intensity": "03_intensity", "roofline": "04_roofline", "triage": "05_triage"}
+SITE = pathlib.Path(os.environ.get("PART1_SITE", ROOT / "_build" / "html"))
+
+
+def _text(stem: str) -> str:
+    return (ROOT / "chapters" / f"{stem}.md").read_text()
+
+
+# ------------------------------------------------------------------ one home per idea
+
+def test_reading_order_puts_part_one_first():
+    assert reading_order()[:5] == PART1
+
+
+def test_every_concept_has_one_home_that_exists():
+    homes = concept_homes()
+    assert len(homes) >= 20
+    seen: dict[str, str] = {}
+    for c in homes:
+        assert c.chapter in reading_order(), f"{c.name}: no chapter {c.chapter}"
+        assert c.section in headings(_text(c.chapter)), (
+            f"{c.name}: {c.chapter} has no section {c.section!r}")
+        for term in c.terms:
+            assert term not in seen, f"{term!r} has two homes: {seen[term]} and {c.name}"
+            seen[term] = c.name
+
+
+def test_glossary_sends_the_reader_to_each_terms_home():
+    glossary = glossary_terms()
+    for c in concept_homes():
+        for term in c.terms:
+            assert term in glossary, f"{c.name}: {term!r} is not in the glossary"
+            assert first_link(glossary[term]) == c.chapter, (
+                f"the glossary sends {term!r} first to {first_link(glossary[term])}, "
+                f"its home is {c.chapter}")
+
+
+def test_every_part_one_glossary_term_has_a_home():
+    listed = {t for c in concept_homes() for t in c.terms}
+    for term, definition in glossary_terms().items():
+        if first_link(definition) in PART1:
+            assert term in listed, f"{term!r} (taught in Part I) is missing from concepts.yml"
+
+
+def test_each_home_section_names_its_terms():
+    for c in concept_homes():
+        text = prose(_text(c.chapter))
+        start = re.search(rf"^#+\s+{re.escape(c.section)}\s*$", text, re.M).end()
+        nxt = re.search(r"^#{1,2}\s", text[start:], re.M)
+        section = text[start:start + nxt.start()] if nxt else text[start:]
+        for term in c.terms:
+            assert any(term_pattern(s).search(section) for s in spellings(term)), (
+                f"{c.chapter} § {c.section} does not name {term!r}, which it is home to")
+
+
+def _homes() -> dict[str, str]:
+    """Every glossary term with its home: concepts.yml's, else the glossary's first link."""
+    homes = {t: first_link(d) for t, d in glossary_terms().items() if first_link(d)}
+    homes.update({t: c.chapter for c in concept_homes() for t in c.terms})
+    return homes
+
+
+def test_early_uses_finds_a_term_used_before_its_home():
+    order = ["01_a", "02_b"]
+    texts = {"01_a": "A warp is here.\n\nNothing.", "02_b": "**Warp**: 32 threads."}
+    assert early_uses(order, texts, {"Warp": "02_b"})
+    # a forward reference that links the home chapter is allowed
+    texts["01_a"] = "A warp ([chapter 2](02_b.md)) is here."
+    assert not early_uses(order, texts, {"Warp": "02_b"})
+    assert not early_uses(order, {"01_a": "Nothing.", "02_b": ""}, {"Warp": "02_b"})
+
+
+def test_part_one_uses_no_term_before_the_chapter_that_defines_it():
+    order = reading_order()
+    texts = {stem: prose(_text(stem)) if stem in PART1 else "" for stem in order}
+    found = early_uses(order, texts, _homes())
+    assert not found, "\n".join(found)
+
+
+# ------------------------------------------------------------ exercises that transfer
+
+def test_printed_numbers_read_si_scalings_and_percentages():
+    got = printed_numbers("0.32 TB/s, 320 GB/s, 58% and 1.3x in 490 µs; 65,536 lanes")
+    assert [round(p.value, 6) for p in got] == [0.32e12, 320e9, 0.58, 1.3, 490e-6, 65536]
+    assert shows_answer(320e9, "byte/s", got) == []  # "byte/s" is no exercise unit
+    assert shows_answer(0.583, "fraction", got) == ["58 %"]
+    assert shows_answer(4.9e-4, "s", got) == ["490 s"]
+    assert shows_answer(4.9e-3, "s", got) == []
+    assert shows_answer(1.3, "x", printed_numbers("ran 1.3x faster")) == ["1.3 x"]
+    assert shows_answer(2.0, "x", printed_numbers("2 units")) == []  # one digit says nothing
+    assert shows_answer(1.3, "x", printed_numbers("13 and 1.3 units")) == []  # not a ratio
+    assert shows_answer(9.78, "fraction", printed_numbers("0.95 and 10")) == []
+    assert shows_answer(31.5, "FLOP/byte", printed_numbers("a warp of 32")) == []
+    assert shows_answer(31.5, "FLOP/byte", printed_numbers("about 31.5 of them"))
+
+
+def _page(stem: str) -> str:
+    built = SITE / "chapters" / f"{stem}.html"
+    if built.is_file():
+        return text_before_exercises(built.read_text())
+    return source_before_exercises(_text(stem))
+
+
+@pytest.mark.parametrize("stem", PART1)
+def test_no_exercise_asks_for_a_number_printed_above_it(stem):
+    printed = printed_numbers(_page(stem))
+    chapter = next(k for k, v in CHAPTER_OF.items() if v == stem)
+    found = []
+    for ex in registry.all_exercises():
+        if ex.chapter == chapter:
+            hits = shows_answer(ex.answer, ex.unit, printed, ex.rel_tol)
+            if hits:
+                found.append(f"{ex.id} (answer {ex.answer:.4g} {ex.unit}) is printed above it "
+                             f"as {', '.join(sorted(set(hits)))}")
+    assert not found, "\n".join(found)
+
+
+def test_checker_takes_a_share_as_a_fraction_or_a_percentage():
+    ex = next(e for e in registry.all_exercises() if e.unit == "fraction" and e.answer < 0.9)
+    pct = ex.answer * 100
+    as_fraction, as_percent = registry.check(ex.id, ex.answer), registry.check(ex.id, pct)
+    assert as_fraction.right and "as a fraction" in as_fraction
+    assert as_percent.right and "as a percentage" in as_percent
+    assert registry.check(ex.id, f"{pct:.3f}%").right
+    assert not registry.check(ex.id, ex.answer * 3).right
+
+
+# ------------------------------------------------------------------ own words
+
+def test_near_copy_check_catches_a_swapped_word():
+    index = prose_near.SeedIndex({"s": prose_near.words(
+        "Efficiency is the honest measure; speedup is the flattering one.")}, n=8, swaps=1)
+    book = prose_near.words("Efficiency is the honest figure; speed-up is the flattering one.")
+    assert prose_near.near_copies(book, index)
+    assert not prose_near.near_copies(prose_near.words(
+        "Report efficiency beside the speed-up: the second flatters, the first does not."),
+        index)
+
+
+PROSE_FILES = [ROOT / "intro.md", ROOT / "appendix" / "glossary.md"] + [
+    ROOT / "chapters" / f"{s}.md" for s in PART1]
+
+
+@pytest.mark.parametrize("path", PROSE_FILES, ids=lambda p: p.name)
+def test_part_one_prose_is_no_near_copy_of_the_sources(path):
+    index = _seed_index()
+    runs = prose_near.near_copies(prose_near.book_words(path.read_text()), index)
+    assert not runs, "\n".join(f"{r.source}: {r.text}" for r in runs)
+
+
+_INDEX = []
+
+
+def _seed_index():
+    if not _INDEX:
+        _INDEX.append(prose_near.SeedIndex(prose_near.load_seeds(), n=9, swaps=1))
+    return _INDEX[0]
+
+
+# ------------------------------------------------------------------ the paradox lab
+
+def test_paradox_times_the_op_into_a_preallocated_output():
+    """The CPU add must time DRAM, not a fresh output's page faults: each timed call writes
+    into the same tensor, and the result is still the sum (or the product)."""
+    torch = pytest.importorskip("torch")
+    from labs import paradox
+
+    x, y = torch.arange(6.0), torch.full((6,), 2.0)
+    call = paradox.into("add", x, y)
+    first, second = call(), call()
+    assert first.data_ptr() == second.data_ptr()
+    assert torch.equal(first, x + y)
+    a, b = torch.eye(3) * 2, torch.arange(9.0).reshape(3, 3)
+    assert torch.equal(paradox.into("matmul", a, b)(), a @ b)
