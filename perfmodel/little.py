@@ -50,7 +50,7 @@ def bandwidth_vs_warps(warps: int, loads_per_thread: int, bytes_per_load: float,
 # --- Registers as the budget for bytes in flight (occupancy), and the loaded system. ---
 
 REGISTER_BYTES = 4          # one 32-bit register
-MAX_REGISTERS_PER_THREAD = 255
+from .simt import MAX_REGISTERS_PER_THREAD  # noqa: E402  (the per-thread register limit)
 
 
 def in_flight(warps: float, loads_per_thread: int = 1, bytes_per_load: float = 4.0) -> float:
@@ -70,11 +70,12 @@ def registers_per_sm(machine) -> int:
 
 def resident_warps(machine, registers_per_thread: int) -> int:
     """Warps one SM holds when every thread needs ``registers_per_thread`` registers:
-    min(the SM's warp limit, floor(registers per SM / (registers per thread x 32))).
+    min(the SM's warp limit, the warps its register file holds with the hardware's
+    allocation granularity, :func:`perfmodel.simt.register_limited_warps`).
 
-    A simplification: the hardware allocates registers in chunks and blocks whole, so a
-    real kernel may fit a little fewer (the block size decides; see the chapter)."""
-    from . import machines
+    Blocks are ignored: a kernel's block size can only lower this (whole blocks fit;
+    see :func:`perfmodel.simt.resident_threads`)."""
+    from . import machines, simt
 
     m = machines.get(machine)
     r = _check.count("registers_per_thread", registers_per_thread)
@@ -82,7 +83,7 @@ def resident_warps(machine, registers_per_thread: int) -> int:
         raise ValueError(f"registers_per_thread must be at most {MAX_REGISTERS_PER_THREAD}, "
                          f"got {registers_per_thread!r}")
     limit = int(m.hardware("max_threads_per_sm") // WARP)
-    return min(limit, registers_per_sm(m) // (r * WARP))
+    return min(limit, simt.register_limited_warps(m, r))
 
 
 def occupancy(machine, registers_per_thread: int) -> float:

@@ -40,7 +40,8 @@ define(
         f"A kernel needs {p['regs']} registers per thread and runs in blocks of {p['block']} "
         f"threads on {a(p['gpu'])} (65,536 registers per SM, at most "
         f"{count(machines.get(p['gpu']).hardware('max_threads_per_sm'))} threads per SM; only "
-        "whole blocks fit). Give the SM's **occupancy in percent**."),
+        "whole blocks fit; a warp's registers come in units of 256, each quarter of the "
+        "register file holding whole warps). Give the SM's **occupancy in percent**."),
     answer=lambda p: 100 * simt.occupancy(p["gpu"], p["regs"], p["block"]))
 
 # --- Chapter 7: latency ------------------------------------------------------------------
@@ -79,8 +80,9 @@ define(
         f"Every thread of a kernel needs {p['regs']} registers and keeps {p['loads']} "
         f"independent 16-byte loads open. Give the **bytes in flight** on one {p['gpu']} SM "
         f"(65,536 registers, at most "
-        f"{machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps) with as many "
-        "warps as fit."),
+        f"{machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps; a warp's "
+        "registers come in units of 256, each quarter of the register file holding whole "
+        "warps) with as many warps as fit."),
     answer=lambda p: little.in_flight(little.resident_warps(p["gpu"], p["regs"]), p["loads"], 16))
 
 # --- Chapter 8: memory -------------------------------------------------------------------
