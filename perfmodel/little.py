@@ -120,3 +120,49 @@ def implied_latency(in_flight_bytes: float, bandwidth: float) -> float:
     """Little's law read backwards: the time each byte spends on order, in seconds, when
     ``in_flight_bytes`` are outstanding and ``bandwidth`` byte/s come back."""
     return _check.positive("in_flight_bytes", in_flight_bytes) / _check.positive("bandwidth", bandwidth)
+
+
+# --- Reading a sweep: the effective latency of its linear part, and whether it levelled off. ---
+
+def _sweep(in_flight_bytes, bandwidth) -> tuple[list[float], list[float]]:
+    xs = [_check.positive(f"in_flight_bytes[{i}]", x)
+          for i, x in enumerate(_check.items("in_flight_bytes", in_flight_bytes))]
+    ys = [_check.positive(f"bandwidth[{i}]", y)
+          for i, y in enumerate(_check.items("bandwidth", bandwidth))]
+    if len(xs) != len(ys) or not xs:
+        raise ValueError(f"in_flight_bytes and bandwidth must be non-empty and of one length, "
+                         f"got {len(xs)} and {len(ys)}")
+    return xs, ys
+
+
+def fit_latency(in_flight_bytes, bandwidth, below: float = 0.5) -> float:
+    """The effective latency (s) of a bandwidth sweep's linear part: Little's law
+    bandwidth = bytes in flight / latency fitted by least squares through the origin to the
+    points whose bandwidth is under ``below`` x the sweep's best (the slope k = sum(x y) /
+    sum(x^2), latency 1 / k). Read off the points that are not yet saturated, it says how long
+    a request really spent on order there, rather than where a coarse grid first crossed a
+    threshold."""
+    xs, ys = _sweep(in_flight_bytes, bandwidth)
+    cut = _check.fraction("below", below) * max(ys)
+    pts = [(x, y) for x, y in zip(xs, ys) if y < cut]
+    if not pts:
+        raise ValueError(f"no point of the sweep lies below {below} of its best bandwidth")
+    return sum(x * x for x, _ in pts) / sum(x * y for x, y in pts)
+
+
+def growth_exponent(in_flight_bytes, bandwidth) -> float:
+    """How the last step of a sweep scaled: log(bw_last / bw_prev) / log(x_last / x_prev),
+    after sorting by bytes in flight. 1 while bandwidth still grows in proportion to the bytes
+    in flight (the linear part), near 0 once it has levelled off."""
+    xs, ys = _sweep(in_flight_bytes, bandwidth)
+    pts = sorted(zip(xs, ys))
+    if len(pts) < 2 or pts[-1][0] == pts[-2][0]:
+        raise ValueError("the sweep needs two points with different bytes in flight at its end")
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    return math.log(y1 / y0) / math.log(x1 / x0)
+
+
+def levelled_off(in_flight_bytes, bandwidth, exponent: float = 0.25) -> bool:
+    """True when the sweep's last step grew the bandwidth by less than ``exponent`` of the
+    growth in bytes in flight (on a log scale; see :func:`growth_exponent`)."""
+    return growth_exponent(in_flight_bytes, bandwidth) < _check.positive("exponent", exponent)
