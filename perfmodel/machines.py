@@ -178,7 +178,9 @@ def _t4() -> Machine:
     return Machine(
         name="T4", description="NVIDIA Tesla T4 (Turing, 70 W, GDDR6)", kind="gpu",
         peaks={"fp32": _fig(8.1e12, ds + " (40 SMs x 64 lanes x 2 x 1.59 GHz)"),
-               "fp64": _fig(8.1e12 / 32, ds + " (1/32 of FP32)"),
+               "fp64": _fig(8.1e12 / 32, "CUDA C++ Programming Guide, arithmetic throughput "
+                            "for compute capability 7.5: 2 FP64 results a clock per SM against "
+                            "64 FP32 (1/32 of the datasheet's FP32; the T4 datasheet gives none)"),
                "fp16_tensor": _fig(65e12, ds)},
         bandwidths={"pcie": _fig(12.3e9, _NOTES + ", pinned host-to-device copy"),
                     "dram": _fig(320e9, ds + " (256-bit bus x 10 Gb/s)"),
