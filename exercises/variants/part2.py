@@ -128,7 +128,7 @@ define(
 
 define(
     "flash-3", title="Naive attention's memory",
-    defaults={"heads": 16, "seq": 16384, "d": 64},
+    defaults={"heads": 32, "seq": 32768, "d": 128},
     draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
                     "d": r.choice((64, 128))},
     question=lambda p: (
@@ -185,7 +185,7 @@ define(
 
 define(
     "flash-4", title="The fused kernel's memory",
-    defaults={"heads": 16, "seq": 16384, "d": 64},
+    defaults={"heads": 32, "seq": 32768, "d": 128},
     draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
                     "d": r.choice((64, 128))},
     question=lambda p: (
