@@ -25,6 +25,10 @@ MID_SEQ = 8192                   # the roofline exercises
 BWD_SEQ, BWD_D = 8192, 128       # the backward-pass exercise, on an H200
 BLOCK_Q, BLOCK_K = 128, 64       # tile sizes of the SRAM and traffic exercises
 CAUSAL_SEQ, CAUSAL_BLOCK = 4096, 128
+# flash-3/4: a long-context layer the text does not work: 32 heads of d = 128, S = 32,768, FP16.
+BIG_HEADS, BIG_SEQ, BIG_D = 32, 32768, 128
+# flash-10: the re-read count with smaller query blocks and a bigger head than the text's.
+REREAD_D, REREAD_BLOCK_Q = 128, 64
 # flash-13: decoding one token, 32 heads of d = 128, a KV cache of 32,768 positions, FP16.
 DEC_HEADS, DEC_D, DEC_SEQ = 32, 128, 32768
 # flash-14: Algorithm 1's key block on an A100 (163 KiB of shared memory per block), d = 128.
@@ -42,11 +46,11 @@ def two_tile_beta() -> float:
 
 
 def naive_peak_bytes() -> float:
-    return hierarchy.attention_extra_bytes(LONG_SEQ, HEAD_DIM, 1, HEADS, FP16)
+    return hierarchy.attention_extra_bytes(BIG_SEQ, BIG_D, 1, BIG_HEADS, FP16)
 
 
 def flash_peak_bytes() -> float:
-    return hierarchy.attention_extra_bytes(LONG_SEQ, HEAD_DIM, 1, HEADS, FP16, flash=True)
+    return hierarchy.attention_extra_bytes(BIG_SEQ, BIG_D, 1, BIG_HEADS, FP16, flash=True)
 
 
 def naive_h200_time() -> float:
@@ -75,7 +79,7 @@ def block_sram_kib() -> float:
 
 
 def tiled_intensity() -> float:
-    return softmax.flash_tiled_intensity(LONG_SEQ, HEAD_DIM, BLOCK_Q)
+    return softmax.flash_tiled_intensity(LONG_SEQ, REREAD_D, REREAD_BLOCK_Q)
 
 
 def causal_skip() -> float:
@@ -93,14 +97,15 @@ register("flash-2", CHAPTER,
          hint="beta = exp(m_B - m'), with m' the larger of the two maxima.")
 register("flash-3", CHAPTER,
          "Naive attention's peak memory beside Q, K, V (scores and probabilities plus the "
-         "output) for 16 heads, S = 16384, d = 64, FP16, in bytes.",
+         "output) for 32 heads, S = 32768, d = 128, FP16, at batch 1, in bytes.",
          naive_peak_bytes, unit="bytes",
-         hint="2 S^2 elements per head while softmax runs, plus S x d for the output; 2 bytes each.")
+         hint="2 S^2 elements per head while softmax runs, plus S x d for the output; 2 bytes "
+              "each.")
 register("flash-4", CHAPTER,
-         "The fused kernel's peak memory for the same shape (the output plus one FP32 "
+         "The fused kernel's peak memory for the shape of flash-3 (the output plus one FP32 "
          "log-sum-exp per row and head), in bytes.",
          flash_peak_bytes, unit="bytes",
-         hint="16 heads x (S x d x 2 bytes + 4 bytes per row).")
+         hint="32 heads x (S x d x 2 bytes + 4 bytes per row).")
 register("flash-5", CHAPTER,
          "Roofline time on an H200 (datasheet, FP16 tensor cores) of naive attention, 16 heads, "
          "S = 8192, d = 64, FP16, in seconds.",
@@ -126,10 +131,10 @@ register("flash-9", CHAPTER,
          block_sram_kib, unit="KiB",
          hint="(128 x 64 + 2 x 64 x 64) x 2 + (128 x 64 + 128 x 64 + 2 x 128) x 4 bytes.")
 register("flash-10", CHAPTER,
-         "Intensity of tiled attention (FP16, S = 16384, d = 64) when K and V are re-read from "
-         "DRAM for every block of 128 query rows, in FLOP/byte.",
+         "Intensity of tiled attention (FP16, S = 16384, d = 128) when K and V are re-read "
+         "from DRAM for every block of 64 query rows, in FLOP/byte.",
          tiled_intensity, unit="FLOP/byte",
-         hint="Bytes per head: (2 S d + (S / 128) x 2 S d) x 2. FLOPs per head: 4 S^2 d.")
+         hint="Bytes per head: (2 S d + (S / 64) x 2 S d) x 2. FLOPs per head: 4 S^2 d.")
 register("flash-11", CHAPTER,
          "Causal attention, S = 4096, square blocks of 128: the fraction of (query block, key "
          "block) pairs the kernel can skip because every score in them is masked.",

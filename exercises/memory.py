@@ -50,9 +50,13 @@ def transpose_naive_over_tiled(elem_bytes: int = 2) -> float:
             / hierarchy.transpose_bytes(TRANSPOSE_N, elem_bytes, piece=32, tiled=True))
 
 
+GATHER_VALUE = 8                  # memory-8: FP64 values (the chapter works FP32)
+
+
 def gather_slowdown() -> float:
-    # out[i] = x[idx[i]]: the 4-byte index read and the 4-byte store are in order.
-    return 1 / hierarchy.gather_fraction(value_bytes=4, index_bytes=4, piece=64, store_bytes=4)
+    # out[i] = x[idx[i]] in FP64: the 4-byte index read and the 8-byte store are in order.
+    return 1 / hierarchy.gather_fraction(value_bytes=GATHER_VALUE, index_bytes=4, piece=64,
+                                         store_bytes=GATHER_VALUE)
 
 
 def l2_reuse_time() -> float:
@@ -106,11 +110,11 @@ register("memory-7", CHAPTER,
          transpose_naive_over_tiled, unit="x",
          hint="Naive: 2 bytes read + one 32-byte sector written per element; tiled: 2 + 2.")
 register("memory-8", CHAPTER,
-         "Predicted slowdown of a random FP32 gather out[i] = x[idx[i]] from DRAM against "
-         "the same kernel with the indices in order, counting the 4-byte index, the 4-byte "
-         "value and the 4-byte store as useful.",
+         "Predicted slowdown of a random FP64 gather out[i] = x[idx[i]] from DRAM (64-byte "
+         "bursts) against the same kernel with the indices in order, counting the 4-byte "
+         "index, the 8-byte value and the 8-byte store as useful.",
          gather_slowdown, unit="x",
-         hint="Moved: 4 index bytes + a 64-byte burst per value + 4 stored. Useful: 12.")
+         hint="Moved: 4 index bytes + a 64-byte burst per value + 8 stored. Useful: 20.")
 register("memory-9", CHAPTER,
          "On a T4, time for 50 passes over a 2 MB array that stays in the L2 (1.1 TB/s), in "
          "seconds.",

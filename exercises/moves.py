@@ -23,9 +23,10 @@ GEMV_D = 8192                     # a batch-1 linear layer, d x d weights, on a 
 TILE = (256, 128)                 # the lecture notes' tile shape
 
 
-def t4_peak_full_clock() -> float:
-    t4 = machines.get("T4")
-    return clocks.peak(t4.sms, t4.fp32_lanes_per_sm, t4.clock_hz)
+def a100_peak_from_parts() -> float:
+    """moves-1: the A100's FP32 peak from its floor plan (108 SMs x 64 lanes x 2 x 1.41 GHz)."""
+    a100 = machines.get("A100")
+    return clocks.peak(a100.sms, a100.fp32_lanes_per_sm, a100.clock_hz)
 
 
 def t4_cublas_fraction_at_clock() -> float:
@@ -78,14 +79,14 @@ def h200_2049_attainable() -> float:
 
 
 register("moves-1", CHAPTER,
-         "Peak FP32 rate of a T4 at its full 1,590 MHz clock (40 SMs x 64 lanes, one FMA per "
-         "lane per cycle), in FLOP/s.",
-         t4_peak_full_clock, unit="FLOP/s",
+         "Peak FP32 rate of an A100 from its floor plan: 108 SMs x 64 FP32 lanes, one FMA per "
+         "lane per cycle, at its 1,410 MHz boost clock, in FLOP/s.",
+         a100_peak_from_parts, unit="FLOP/s",
          hint="SMs x lanes x 2 FLOPs x clock.")
 register("moves-2", CHAPTER,
-         "Fraction of the T4's FP32 peak at the clock it actually ran at (705 MHz) that cuBLAS "
-         "sustained (3.5 TFLOP/s); 40 SMs x 64 lanes x 2 FLOPs per FMA.",
-         t4_cublas_fraction_at_clock, unit="fraction",
+         "Share of the T4's FP32 peak at the clock it actually ran at (705 MHz) that cuBLAS "
+         "sustained (3.5 TFLOP/s), in percent; 40 SMs x 64 lanes x 2 FLOPs per FMA.",
+         lambda: 100 * t4_cublas_fraction_at_clock(), unit="%",
          hint="The peak at 705 MHz is 40 x 64 x 2 x 705 MHz; divide 3.5 TFLOP/s by it.")
 register("moves-3", CHAPTER,
          "The T4's FP16 tensor-core datasheet peak (65 TFLOP/s at 1,590 MHz) scaled to the "
@@ -119,13 +120,13 @@ register("moves-8", CHAPTER,
          hint="Intensity 2b/s FLOP/byte with s = 1 byte; set it equal to the ridge.")
 register("moves-9", CHAPTER,
          "Share of SM slots busy over all waves for a 1793 x 1793 output in 256 x 128 tiles on "
-         "an A100's 108 SMs (one tile per SM at a time).",
-         a100_1793_busy_share, unit="fraction",
+         "an A100's 108 SMs (one tile per SM at a time), in percent.",
+         lambda: 100 * a100_1793_busy_share(), unit="%",
          hint="120 tiles in 2 waves of 108 slots.")
 register("moves-10", CHAPTER,
          "The simple tile model's share of the compute roof for a 2049 x 2049 output in "
-         "256 x 128 tiles on an H200's 132 SMs.",
-         h200_2049_attainable, unit="fraction",
+         "256 x 128 tiles on an H200's 132 SMs, in percent.",
+         lambda: 100 * h200_2049_attainable(), unit="%",
          hint="Useful share of the tiled area times the share of slots busy.")
 register("moves-11", CHAPTER,
          "Hours for 10^21 FLOPs of BF16 matrix multiplication on one H200 at its BF16 datasheet "

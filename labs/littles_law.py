@@ -261,6 +261,79 @@ def _loaded(x, positions: int, chain, sms: int, warps_per_sm, steps: int, chaser
     return rows
 
 
+#: Loads per thread of the one-SM sweep: the pipelined (cp.async) kernel 4 and 8; plain loads
+#: into registers also 16, which carries the sweep past 128 KiB in flight (the run of
+#: 2026-12-01 stopped there, still doubling: 103 GB/s at 64 KiB, 191 at 128).
+ONE_SM_ILPS = {"pipelined": (4, 8), "batch": (4, 8, 16)}
+#: Warps of the one block: powers of two and, for the biggest turns, 20 and 24 (what fits
+#: when registers, not the 1,024-thread block, run out first).
+ONE_SM_WARPS = (1, 2, 4, 8, 16, 20, 24, 32)
+
+
+def one_sm_rows(streamers, warps_per_sm: int, repeats: int) -> list[dict]:
+    """The one-SM sweep: every warp in one block (so on one SM), for each streamer's kernel
+    and loads per thread (:data:`ONE_SM_ILPS`), up to the SM's warps or the first point that
+    does not fit (a ``skipped`` row says which and why)."""
+    rows: list[dict] = []
+    for one in streamers:
+        kind = "pipelined" if one.pipelined else "batch"
+        for ilp in ONE_SM_ILPS[kind]:
+            for warps in (w for w in ONE_SM_WARPS if w <= min(32, warps_per_sm)):
+                r = one.time(ilp, 1, warps * WARP, repeats)
+                if "skipped" in r:
+                    rows.append(_skipped("one_sm", r["skipped"], loads_per_thread=ilp,
+                                         warps=warps, kernel=kind))
+                    break
+                rows.append({"experiment": "one_sm", "loads_per_thread": ilp, "warps": warps,
+                             "kernel": kind,
+                             "bytes_in_flight": warps * WARP * ilp * LOAD_BYTES, **r})
+    return rows
+
+
+def rerun_one_sm(path: str | None = None, repeats: int = 7) -> str:
+    """Re-measure only the one-SM sweep and write it into a recorded littles_law result
+    (default: this GPU's under labs/results/): its one_sm rows (and their skipped rows) are
+    replaced, ``summary["one_sm_bandwidth"]`` recomputed, ``params["one_sm_rerun"]`` set to
+    this run's context. The rest of the record is left as it was. On an H200 about 30 s
+    (a 1 GiB buffer, five kernels compiled, 40-odd launches of 7 repeats). Returns the path."""
+    import json
+    import os
+
+    import torch
+
+    from . import results
+
+    common.require_cuda("littles_law")
+    ctx = common.context()
+    path = path or os.path.join(results.RESULTS_DIR, ctx["gpu_slug"], "littles_law.json")
+    with open(path) as f:
+        rec = json.load(f)
+    if rec.get("context", {}).get("gpu_name") != ctx["gpu_name"]:
+        raise ValueError(f"path must hold a result of this GPU ({ctx['gpu_name']}); "
+                         f"{path} is of {rec.get('context', {}).get('gpu_name')!r}")
+    n = common.elements_for(2 ** 30, 4, share=0.25, multiple=4 * 1024)
+    x = numba_cuda().as_cuda_array(torch.rand(n, device="cuda"))
+    pipelined = choose_pipelined(None, ctx.get("compute_capability"))
+    streamers = [Streamer(x, n // 4, 256, pipelined=pipelined)]
+    if pipelined:
+        streamers.append(Streamer(x, n // 4, 256, pipelined=False))
+    warps_per_sm = int(ctx.get("warps_per_sm") or device_limits()["warps_per_sm"])
+    new = one_sm_rows(streamers, warps_per_sm, repeats)
+    keep = [r for r in rec["rows"] if r.get("experiment") != "one_sm"
+            and not (r.get("experiment") == "skipped" and r.get("what") == "one_sm")]
+    rec["rows"] = keep + new
+    rec["summary"]["one_sm_bandwidth"] = max(r["bandwidth"] for r in new
+                                             if r["experiment"] == "one_sm")
+    rec["params"]["skipped"] = sum(r.get("experiment") == "skipped" for r in rec["rows"])
+    rec["params"]["one_sm_rerun"] = {"date": ctx.get("date"), "repeats": repeats,
+                                     "loads_per_thread": {k: list(v)
+                                                          for k, v in ONE_SM_ILPS.items()}}
+    with open(path, "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+    return path
+
+
 def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | None = None,
         pipelined: bool | None = None, chained: bool = False) -> dict:
     """The W x L sweep, the one-SM sweep, the idle and loaded latencies and the copy; see
@@ -302,18 +375,7 @@ def run(quick: bool = False, buffer_bytes: float | None = None, repeats: int | N
     # asynchronous-copy path has a lower per-SM ceiling than plain loads into registers).
     streamers = [stream] + ([Streamer(x, n // 4, stream.max_iters, pipelined=False)]
                             if pipelined else [])
-    for one in streamers:
-        for ilp in (4, 8):
-            for warps in common.powers_of_two(1, min(32, warps_per_sm)):
-                r = one.time(ilp, 1, warps * WARP, repeats)
-                if "skipped" in r:
-                    rows.append(_skipped("one_sm", r["skipped"], loads_per_thread=ilp,
-                                         warps=warps, kernel="pipelined" if one.pipelined
-                                         else "batch"))
-                    break
-                rows.append({"experiment": "one_sm", "loads_per_thread": ilp, "warps": warps,
-                             "kernel": "pipelined" if one.pipelined else "batch",
-                             "bytes_in_flight": warps * WARP * ilp * LOAD_BYTES, **r})
+    rows += one_sm_rows(streamers, warps_per_sm, repeats)
 
     grid = [r for r in rows if r["experiment"] == "grid"]
     sat = max(r["bandwidth"] for r in grid)
@@ -381,3 +443,11 @@ def plot(results: list[dict]):
     p.axes(fig, "bytes in flight", "", col=2, yunit="B/s")
     p.axes(fig, "stream beside it", "ns per load", xlog=False, col=3, xunit="B/s")
     return p.finish(fig)
+
+
+if __name__ == "__main__":   # python -m labs.littles_law one_sm: re-measure the one-SM sweep
+    import sys
+
+    if sys.argv[1:] != ["one_sm"]:
+        raise SystemExit("usage: python -m labs.littles_law one_sm")
+    print(rerun_one_sm())

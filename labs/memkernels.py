@@ -53,13 +53,16 @@ def _bind() -> None:
 
 def _register_room(ilp: int, load) -> dict:
     """cuda.jit options for a streaming kernel: up to 64 registers a thread when a turn's
-    loads hold more than 16 floats. Left to its own choice ptxas holds such a kernel to 32
+    loads hold more than 16 floats (96 past 32 floats). Left to its own choice ptxas holds such a kernel to 32
     registers and, with eight 16-byte loads a turn, waits for the first four before issuing
     the rest (seen in the SASS for sm_90); with room for 48 it issues all eight first.
     Smaller turns keep the default (more warps fit). The simulator takes no such option."""
-    if simulated() or ilp * getattr(load, "width", 1) <= 16:
+    n = ilp * getattr(load, "width", 1)
+    if simulated() or n <= 16:
         return {}
-    return {"max_registers": 64}
+    # 64 floats a turn (16 loads of 16 bytes) need more than 64: 96 holds them unspilled and
+    # still lets 20 warps of a block fit (3,072 registers a warp, five a sub-partition)
+    return {"max_registers": 64 if n <= 32 else 96}
 
 
 def _chain_shape(lines: int, line_bytes: int) -> tuple[int, int]:

@@ -157,9 +157,11 @@ def predictions(case: dict, machine, refs: dict, sms: int | None = None) -> dict
             out["achieved_occupancy"] = (
                 simt.launch_occupancy(machine, case["blocks"], case["block"], regs),
                 "warps per SM the launch puts there / 64")
-            if "warps_per_sm" in case:   # (a block of one thread meets the SM's block limit)
-                out["occupancy_limit"] = (simt.occupancy(machine, regs, case["block"]),
-                                          f"{regs} registers a thread, blocks of {case['block']}")
+            # the theoretical occupancy: a block of one thread meets the SM's block slots
+            limiter = simt.occupancy_limiter(machine, regs, case["block"])
+            out["occupancy_limit"] = (simt.occupancy(machine, regs, case["block"]),
+                                      f"{regs} registers a thread, blocks of {case['block']}: "
+                                      f"the {limiter} limit binds")
         if "steps" in case:
             out["lanes_per_instruction"] = (1.0, "one thread")
         else:

@@ -50,7 +50,7 @@ def bandwidth_vs_warps(warps: int, loads_per_thread: int, bytes_per_load: float,
 # --- Registers as the budget for bytes in flight (occupancy), and the loaded system. ---
 
 REGISTER_BYTES = 4          # one 32-bit register
-MAX_REGISTERS_PER_THREAD = 255
+from .simt import MAX_REGISTERS_PER_THREAD  # noqa: E402  (the per-thread register limit)
 
 
 def in_flight(warps: float, loads_per_thread: int = 1, bytes_per_load: float = 4.0) -> float:
@@ -70,11 +70,12 @@ def registers_per_sm(machine) -> int:
 
 def resident_warps(machine, registers_per_thread: int) -> int:
     """Warps one SM holds when every thread needs ``registers_per_thread`` registers:
-    min(the SM's warp limit, floor(registers per SM / (registers per thread x 32))).
+    min(the SM's warp limit, the warps its register file holds with the hardware's
+    allocation granularity, :func:`perfmodel.simt.register_limited_warps`).
 
-    A simplification: the hardware allocates registers in chunks and blocks whole, so a
-    real kernel may fit a little fewer (the block size decides; see the chapter)."""
-    from . import machines
+    Blocks are ignored: a kernel's block size can only lower this (whole blocks fit;
+    see :func:`perfmodel.simt.resident_threads`)."""
+    from . import machines, simt
 
     m = machines.get(machine)
     r = _check.count("registers_per_thread", registers_per_thread)
@@ -82,7 +83,7 @@ def resident_warps(machine, registers_per_thread: int) -> int:
         raise ValueError(f"registers_per_thread must be at most {MAX_REGISTERS_PER_THREAD}, "
                          f"got {registers_per_thread!r}")
     limit = int(m.hardware("max_threads_per_sm") // WARP)
-    return min(limit, registers_per_sm(m) // (r * WARP))
+    return min(limit, simt.register_limited_warps(m, r))
 
 
 def occupancy(machine, registers_per_thread: int) -> float:
@@ -152,3 +153,47 @@ def issue_timeline(warps: int, latency_cycles: int, cycles: int) -> list[list[st
                 else:
                     free_at[k], next_op[k] = t + 1, ISSUE_LOAD
     return rows
+# --- Reading a sweep: the effective latency of its linear part, and whether it levelled off. ---
+
+def _sweep(in_flight_bytes, bandwidth) -> tuple[list[float], list[float]]:
+    xs = [_check.positive(f"in_flight_bytes[{i}]", x)
+          for i, x in enumerate(_check.items("in_flight_bytes", in_flight_bytes))]
+    ys = [_check.positive(f"bandwidth[{i}]", y)
+          for i, y in enumerate(_check.items("bandwidth", bandwidth))]
+    if len(xs) != len(ys) or not xs:
+        raise ValueError(f"in_flight_bytes and bandwidth must be non-empty and of one length, "
+                         f"got {len(xs)} and {len(ys)}")
+    return xs, ys
+
+
+def fit_latency(in_flight_bytes, bandwidth, below: float = 0.5) -> float:
+    """The effective latency (s) of a bandwidth sweep's linear part: Little's law
+    bandwidth = bytes in flight / latency fitted by least squares through the origin to the
+    points whose bandwidth is under ``below`` x the sweep's best (the slope k = sum(x y) /
+    sum(x^2), latency 1 / k). Read off the points that are not yet saturated, it says how long
+    a request really spent on order there, rather than where a coarse grid first crossed a
+    threshold."""
+    xs, ys = _sweep(in_flight_bytes, bandwidth)
+    cut = _check.fraction("below", below) * max(ys)
+    pts = [(x, y) for x, y in zip(xs, ys) if y < cut]
+    if not pts:
+        raise ValueError(f"no point of the sweep lies below {below} of its best bandwidth")
+    return sum(x * x for x, _ in pts) / sum(x * y for x, y in pts)
+
+
+def growth_exponent(in_flight_bytes, bandwidth) -> float:
+    """How the last step of a sweep scaled: log(bw_last / bw_prev) / log(x_last / x_prev),
+    after sorting by bytes in flight. 1 while bandwidth still grows in proportion to the bytes
+    in flight (the linear part), near 0 once it has levelled off."""
+    xs, ys = _sweep(in_flight_bytes, bandwidth)
+    pts = sorted(zip(xs, ys))
+    if len(pts) < 2 or pts[-1][0] == pts[-2][0]:
+        raise ValueError("the sweep needs two points with different bytes in flight at its end")
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    return math.log(y1 / y0) / math.log(x1 / x0)
+
+
+def levelled_off(in_flight_bytes, bandwidth, exponent: float = 0.25) -> bool:
+    """True when the sweep's last step grew the bandwidth by less than ``exponent`` of the
+    growth in bytes in flight (on a log scale; see :func:`growth_exponent`)."""
+    return growth_exponent(in_flight_bytes, bandwidth) < _check.positive("exponent", exponent)

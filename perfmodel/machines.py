@@ -30,7 +30,14 @@ LEVEL_LABELS = {"pcie": "PCIe (host link)", "dram": "DRAM/HBM", "l2": "L2 cache"
 #: whitepapers, or as the card reports itself): threads resident per SM, register file
 #: per SM (bytes), L1/shared memory per SM (bytes), L2 cache (bytes).
 EXTRA_KEYS = ("max_threads_per_sm", "registers_per_sm_bytes", "l1_shared_per_sm_bytes",
-              "shared_per_block_bytes", "l2_bytes")
+              "shared_per_block_bytes", "shared_per_sm_bytes", "max_blocks_per_sm", "l2_bytes")
+#: The occupancy calculator's allocation rules a Machine may carry in ``extra`` (not shown in
+#: the hardware tables): registers handed to a warp in multiples of ``register_alloc_unit``;
+#: the register file split into ``register_sub_partitions`` equal parts, a warp's registers
+#: in one part; shared memory handed to a block in multiples of ``shared_alloc_unit_bytes``,
+#: plus ``reserved_shared_per_block_bytes`` the driver keeps for itself (bytes).
+ALLOCATION_KEYS = ("register_alloc_unit", "register_sub_partitions", "shared_alloc_unit_bytes",
+                   "reserved_shared_per_block_bytes")
 #: Every hardware fact a Machine can carry, in the order the book's tables list them:
 #: key -> (label, unit). The first five are Machine attributes, the rest EXTRA_KEYS.
 HARDWARE = {
@@ -40,6 +47,8 @@ HARDWARE = {
     "registers_per_sm_bytes": ("register file per SM", "B"),
     "l1_shared_per_sm_bytes": ("L1 + shared memory per SM", "B"),
     "shared_per_block_bytes": ("shared memory per block, at most", "B"),
+    "shared_per_sm_bytes": ("shared memory per SM, at most", "B"),
+    "max_blocks_per_sm": ("blocks resident per SM, at most", "count"),
     "l2_bytes": ("L2 cache", "B"),
 }
 
@@ -146,6 +155,22 @@ _NOTES = 'the T4 note ("How GPUs Actually Run Machine Learning"), measured on a 
 _NOTES_CPU = ('the T4 note ("How GPUs Actually Run Machine Learning"), measured on its host '
               "CPU (Intel Xeon, 2.0 GHz, 2 threads, Kaggle)")
 _GUIDE = "CUDA C++ Programming Guide, compute capability {}: most shared memory one block can use"
+_GUIDE_SM = "CUDA C++ Programming Guide, compute capability {}: most shared memory per SM"
+_GUIDE_BLOCKS = "CUDA C++ Programming Guide, compute capability {}: most resident blocks per SM"
+_OCC = ("the CUDA occupancy calculator's rules (cuda_occupancy.h, compute capability {}): "
+        "registers by the warp in units of 256, in four SM sub-partitions; shared memory in "
+        "units of {} B{}")
+
+
+def _allocation(shared_unit: int, reserved: int) -> dict[str, float]:
+    """The occupancy calculator's allocation rules for one compute capability."""
+    return {"register_alloc_unit": 256, "register_sub_partitions": 4,
+            "shared_alloc_unit_bytes": shared_unit, "reserved_shared_per_block_bytes": reserved}
+
+
+def _allocation_source(cc: str, shared_unit: int, reserved: int) -> str:
+    extra = f", {reserved:,} B of each block's reserved by the driver" if reserved else ""
+    return _OCC.format(cc, shared_unit, extra)
 
 
 def _t4() -> Machine:
@@ -153,7 +178,9 @@ def _t4() -> Machine:
     return Machine(
         name="T4", description="NVIDIA Tesla T4 (Turing, 70 W, GDDR6)", kind="gpu",
         peaks={"fp32": _fig(8.1e12, ds + " (40 SMs x 64 lanes x 2 x 1.59 GHz)"),
-               "fp64": _fig(8.1e12 / 32, ds + " (1/32 of FP32)"),
+               "fp64": _fig(8.1e12 / 32, "CUDA C++ Programming Guide, arithmetic throughput "
+                            "for compute capability 7.5: 2 FP64 results a clock per SM against "
+                            "64 FP32 (1/32 of the datasheet's FP32; the T4 datasheet gives none)"),
                "fp16_tensor": _fig(65e12, ds)},
         bandwidths={"pcie": _fig(12.3e9, _NOTES + ", pinned host-to-device copy"),
                     "dram": _fig(320e9, ds + " (256-bit bus x 10 Gb/s)"),
@@ -164,7 +191,8 @@ def _t4() -> Machine:
         # as the card reports itself (the T4 note's table)
         extra={"max_threads_per_sm": 1024, "registers_per_sm_bytes": 256 * 1024,
                "l1_shared_per_sm_bytes": 96 * 1024, "shared_per_block_bytes": 64 * 1024,
-               "l2_bytes": 4 * 1024 ** 2},
+               "shared_per_sm_bytes": 64 * 1024, "max_blocks_per_sm": 16,
+               "l2_bytes": 4 * 1024 ** 2, **_allocation(256, 0)},
         hardware_sources={
             "sms": _NOTES + ", the card's own report", "fp32_lanes_per_sm": _NOTES,
             "clock_hz": "NVIDIA Turing architecture whitepaper (T4: 1,590 MHz boost)",
@@ -173,6 +201,9 @@ def _t4() -> Machine:
             "registers_per_sm_bytes": _NOTES + " (65,536 32-bit registers an SM)",
             "l1_shared_per_sm_bytes": _NOTES + " (96 KB shared between L1 and shared memory)",
             "shared_per_block_bytes": _GUIDE.format("7.5"),
+            "shared_per_sm_bytes": _GUIDE_SM.format("7.5"),
+            "max_blocks_per_sm": _GUIDE_BLOCKS.format("7.5"),
+            "allocation": _allocation_source("7.5", 256, 0),
             "l2_bytes": _NOTES + ", the card's own report"})
 
 
@@ -191,13 +222,17 @@ def _a100() -> Machine:
         # NVIDIA A100 whitepaper
         extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
                "l1_shared_per_sm_bytes": 192 * 1024, "shared_per_block_bytes": 163 * 1024,
-               "l2_bytes": 40 * 1024 ** 2},
+               "shared_per_sm_bytes": 164 * 1024, "max_blocks_per_sm": 32,
+               "l2_bytes": 40 * 1024 ** 2, **_allocation(128, 1024)},
         hardware_sources={
             **{k: "NVIDIA A100 Tensor Core GPU architecture whitepaper"
                for k in ("sms", "fp32_lanes_per_sm", "clock_hz", "max_threads_per_sm",
                          "registers_per_sm_bytes", "l1_shared_per_sm_bytes", "l2_bytes")},
             "power_limit_w": ds, "memory_bytes": ds,
-            "shared_per_block_bytes": _GUIDE.format("8.0")})
+            "shared_per_block_bytes": _GUIDE.format("8.0"),
+            "shared_per_sm_bytes": _GUIDE_SM.format("8.0"),
+            "max_blocks_per_sm": _GUIDE_BLOCKS.format("8.0"),
+            "allocation": _allocation_source("8.0", 128, 1024)})
 
 
 def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
@@ -220,12 +255,16 @@ def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
         # NVIDIA H100 whitepaper (the H200 has the same SM); L2 as the card reports it
         extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
                "l1_shared_per_sm_bytes": 256 * 1024, "shared_per_block_bytes": 227 * 1024,
-               "l2_bytes": l2_bytes},
+               "shared_per_sm_bytes": 228 * 1024, "max_blocks_per_sm": 32,
+               "l2_bytes": l2_bytes, **_allocation(128, 1024)},
         hardware_sources={
             **{k: wp for k in ("sms", "fp32_lanes_per_sm", "clock_hz", "max_threads_per_sm",
                                "registers_per_sm_bytes", "l1_shared_per_sm_bytes")},
             "power_limit_w": ds, "memory_bytes": ds,
-            "shared_per_block_bytes": _GUIDE.format("9.0"), "l2_bytes": l2_source})
+            "shared_per_block_bytes": _GUIDE.format("9.0"),
+            "shared_per_sm_bytes": _GUIDE_SM.format("9.0"),
+            "max_blocks_per_sm": _GUIDE_BLOCKS.format("9.0"),
+            "allocation": _allocation_source("9.0", 128, 1024), "l2_bytes": l2_source})
 
 
 def _b200() -> Machine:
@@ -241,8 +280,17 @@ def _b200() -> Machine:
         launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
         sms=148, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=1000,
         memory="HBM3e", memory_bytes=180e9,
+        extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
+               "shared_per_block_bytes": 227 * 1024, "shared_per_sm_bytes": 228 * 1024,
+               "max_blocks_per_sm": 32, **_allocation(128, 1024)},
         hardware_sources={
             "power_limit_w": ds, "memory_bytes": ds,
+            **{k: "CUDA C++ Programming Guide, compute capability 10.0"
+               for k in ("max_threads_per_sm", "registers_per_sm_bytes")},
+            "shared_per_block_bytes": _GUIDE.format("10.0"),
+            "shared_per_sm_bytes": _GUIDE_SM.format("10.0"),
+            "max_blocks_per_sm": _GUIDE_BLOCKS.format("10.0"),
+            "allocation": _allocation_source("10.0", 128, 1024),
             **{k: "an assumption of the model: the datasheet's 75 TFLOP/s FP32 split as "
                   "148 SMs x 128 lanes x 2 x 1.98 GHz (not used by the book's text)"
                for k in ("sms", "fp32_lanes_per_sm", "clock_hz")}})

@@ -187,29 +187,114 @@ def dependent_chain_time(steps: int, latency: float) -> float:
     return _check.count("steps", steps) * _check.positive("latency", latency)
 
 
-def resident_threads(machine, registers_per_thread: int, block: int = 256) -> int:
-    """Threads one SM can hold with ``registers_per_thread`` 32-bit registers each, in whole
-    blocks of ``block``: limited by the register file and by the SM's thread limit (register
-    allocation granularity and shared memory ignored)."""
+MAX_REGISTERS_PER_THREAD = 255   #: the most 32-bit registers one thread may use (sm_75 to sm_100)
+#: The four limits on the blocks an SM holds, in the order occupancy_limits reports them.
+OCCUPANCY_LIMITS = ("warps", "registers", "shared memory", "blocks")
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+def registers_per_warp(machine, registers_per_thread: int) -> int:
+    """Registers the SM hands one warp: registers_per_thread x 32, rounded up to the
+    machine's allocation unit (256 from sm_75 to sm_100, so per-thread counts act as
+    multiples of 8)."""
     from . import machines
 
     m = machines.get(machine)
-    r = _check.count("registers_per_thread", registers_per_thread)
-    b = _check.count("block", block)
+    r = _check.count("registers_per_thread", registers_per_thread,
+                     maximum=MAX_REGISTERS_PER_THREAD)
+    return _round_up(r * WARP, int(m.hardware("register_alloc_unit")))
+
+
+def register_limited_warps(machine, registers_per_thread: int) -> int:
+    """Warps one SM's register file holds at ``registers_per_thread`` registers a thread,
+    before any block or thread limit: the file is split into sub-partitions (four), each
+    holding whole warps of registers_per_warp, so sub-partitions x floor(file / sub-partitions
+    / registers_per_warp)."""
+    from . import machines
+
+    m = machines.get(machine)
+    per_warp = registers_per_warp(m, registers_per_thread)
+    parts = int(m.hardware("register_sub_partitions"))
     regs = int(m.hardware("registers_per_sm_bytes")) // 4
-    limit = int(m.hardware("max_threads_per_sm"))
-    if b > limit:
-        raise ValueError(f"block must be at most {limit} threads on {m.name}, got {block!r}")
-    blocks = min(regs // (r * b), limit // b)
-    return blocks * b
+    return parts * ((regs // parts) // per_warp)
 
 
-def occupancy(machine, registers_per_thread: int, block: int = 256) -> float:
-    """resident_threads over the SM's thread limit: the share of the warp slots filled."""
+def shared_per_block_allocated(machine, shared_bytes: int) -> int:
+    """Bytes of shared memory the SM sets aside for one block asking for ``shared_bytes``:
+    the request plus the driver's reserve (1 KiB from sm_80 on), rounded up to the
+    allocation unit (256 B on sm_75, 128 B from sm_80). A block asking for more than
+    the per-block limit does not launch: ValueError."""
     from . import machines
 
     m = machines.get(machine)
-    return resident_threads(m, registers_per_thread, block) / m.hardware("max_threads_per_sm")
+    s = _check.count("shared_bytes", shared_bytes, minimum=0)
+    limit = int(m.hardware("shared_per_block_bytes"))
+    if s > limit:
+        raise ValueError(f"shared_bytes must be at most {limit:,} B a block on {m.name} "
+                         f"(the per-block limit), got {s:,}")
+    return _round_up(s + int(m.hardware("reserved_shared_per_block_bytes")),
+                     int(m.hardware("shared_alloc_unit_bytes")))
+
+
+def occupancy_limits(machine, registers_per_thread: int, block: int = 256,
+                     shared_bytes: int = 0) -> dict[str, int]:
+    """Blocks of ``block`` threads one SM could hold under each of its four limits, as the
+    CUDA occupancy calculator counts them: "warps" (the SM's warp slots), "registers"
+    (:func:`register_limited_warps` in whole blocks), "shared memory" (the SM's most shared
+    memory over :func:`shared_per_block_allocated`) and "blocks" (the SM's block slots).
+    The smallest binds."""
+    from . import machines
+
+    m = machines.get(machine)
+    b = _check.count("block", block)
+    limit = int(m.hardware("max_threads_per_sm"))
+    if b > min(limit, 1024):
+        raise ValueError(f"block must be at most {min(limit, 1024)} threads on {m.name}, "
+                         f"got {block!r}")
+    warps = warps_per_block(b)
+    smem = shared_per_block_allocated(m, shared_bytes)
+    return {"warps": limit // WARP // warps,
+            "registers": register_limited_warps(m, registers_per_thread) // warps,
+            "shared memory": (int(m.hardware("shared_per_sm_bytes")) // smem) if smem
+            else 2 ** 31 - 1,
+            "blocks": int(m.hardware("max_blocks_per_sm"))}
+
+
+def occupancy_limiter(machine, registers_per_thread: int, block: int = 256,
+                      shared_bytes: int = 0) -> str:
+    """Which of OCCUPANCY_LIMITS binds (the first, in that order, when several tie)."""
+    lim = occupancy_limits(machine, registers_per_thread, block, shared_bytes)
+    return min(OCCUPANCY_LIMITS, key=lambda k: (lim[k], OCCUPANCY_LIMITS.index(k)))
+
+
+def resident_blocks(machine, registers_per_thread: int, block: int = 256,
+                    shared_bytes: int = 0) -> int:
+    """Blocks one SM holds at once: the smallest of :func:`occupancy_limits`."""
+    return min(occupancy_limits(machine, registers_per_thread, block, shared_bytes).values())
+
+
+def resident_threads(machine, registers_per_thread: int, block: int = 256,
+                     shared_bytes: int = 0) -> int:
+    """Threads one SM can hold with ``registers_per_thread`` 32-bit registers and
+    ``shared_bytes`` of shared memory a block, in whole blocks of ``block``: every limit of
+    :func:`occupancy_limits` (warp slots, registers with their allocation granularity,
+    shared memory, block slots)."""
+    return resident_blocks(machine, registers_per_thread, block, shared_bytes) * block
+
+
+def occupancy(machine, registers_per_thread: int, block: int = 256,
+              shared_bytes: int = 0) -> float:
+    """Theoretical occupancy, as the occupancy calculator and Nsight Compute define it: the
+    resident warps (:func:`resident_blocks` x warps a block) over the SM's warp slots. A
+    block of fewer than 32 threads still takes a whole warp slot."""
+    from . import machines
+
+    m = machines.get(machine)
+    warps = resident_blocks(m, registers_per_thread, block, shared_bytes) * warps_per_block(block)
+    return warps / (m.hardware("max_threads_per_sm") / WARP)
 
 
 def registers_for_full_occupancy(machine) -> int:
@@ -241,13 +326,13 @@ def launch_occupancy(machine, blocks: int, block: int, registers_per_thread: int
     """Achieved occupancy a launch shape allows: resident warps per busy SM over the SM's
     warp slots. The ``blocks`` are dealt evenly over the SMs (a launch with fewer blocks
     than SMs leaves SMs idle, and each busy one holds a block); an SM holds at most the
-    blocks its registers and thread limit allow (:func:`resident_threads`). Exact for
+    blocks its limits allow (:func:`resident_blocks`, no shared memory). Exact for
     launches whose blocks are fewer than the SMs or a multiple of them, in one wave."""
     from . import machines
 
     m = machines.get(machine)
     n, b = _check.count("blocks", blocks), _check.count("block", block)
-    fit = resident_threads(m, registers_per_thread, b) // b
+    fit = resident_blocks(m, registers_per_thread, b)
     if fit < 1:
         raise ValueError(f"a block of {b} threads with {registers_per_thread} registers each "
                          f"does not fit on one {m.name} SM")

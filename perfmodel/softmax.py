@@ -145,6 +145,18 @@ def unguarded_factors(a: State, b: State) -> tuple[float, float, float]:
     return m, alpha, beta
 
 
+def unguarded_state(scores, values) -> State:
+    """:func:`state` by the bare formulas m = max s, l = sum exp(s - m), u = sum exp(s - m) v,
+    with no test for a tile whose every score is masked: there m = -inf, each s - m is
+    -inf - (-inf) = NaN, and so are l and u, before any merge."""
+    s, v = _arrays(scores, values)
+    m = float(s.max())
+    with np.errstate(invalid="ignore"):
+        w = np.exp(s - m)
+        u = np.tensordot(w, v, axes=(0, 0))
+    return State(m, float(w.sum()), u if np.ndim(u) else float(u))
+
+
 def unguarded_merge(a: State, b: State) -> State:
     """:func:`merge` without the empty-state guard (NaN once two empty states meet)."""
     a, b = _state("a", a, allow_nan=True), _state("b", b, allow_nan=True)
@@ -227,3 +239,45 @@ def decode_intensity(dtype_bytes: float = 2.0) -> float:
     4 S d FLOPs (the scores and the weighted sum) over 2 S d cached elements read,
     2 / dtype_bytes (1 in FP16), whatever S and d."""
     return 2.0 / _check.positive("dtype_bytes", dtype_bytes)
+
+
+# --- The exponentials against the tensor cores (FlashAttention-3's point). ---
+
+#: Exponentials (exp2, one MUFU instruction each) an SM completes per clock: the CUDA C++
+#: Programming Guide's arithmetic-throughput table gives 16 a clock an SM for compute
+#: capabilities 5.x to 9.0 (the special function units, SFUs).
+EXP_PER_CLOCK_PER_SM = 16
+
+
+def exp_rate(machine) -> float:
+    """Exponentials per second the whole chip's SFUs complete: SMs x 16 x clock (Hz)."""
+    from . import machines
+
+    m = machines.get(machine)
+    if not (m.sms and m.clock_hz):
+        raise ValueError(f"machine must know its SMs and clock to count SFU throughput; "
+                         f"{m.name} does not")
+    return m.sms * EXP_PER_CLOCK_PER_SM * m.clock_hz
+
+
+def matmul_flops_per_score(head_dim: int) -> float:
+    """Tensor-core FLOPs attention spends per score: 2d for the score (a row of Q against a
+    row of K) and 2d for its share of P V, 4d in all, beside one exponential."""
+    return 4.0 * _check.count("head_dim", head_dim)
+
+
+def exp_bound_fraction(machine, head_dim: int, unit: str = "fp16_tensor",
+                       overlap: bool = False) -> float:
+    """The largest share of the tensor-core peak attention can reach when its exponentials
+    run on the SFUs: with t_mm = 4d / tensor peak and t_exp = 1 / exp_rate per score,
+    t_mm / (t_mm + t_exp) when the two take turns (overlap=False), t_mm / max(t_mm, t_exp)
+    when one hides the other (FlashAttention-3's ping-pong scheduling). Other softmax work
+    (maxima, scaling) is ignored, so a real kernel sits lower."""
+    from . import machines
+
+    m = machines.get(machine)
+    t_mm = matmul_flops_per_score(head_dim) / m.peak_flops(unit)
+    t_exp = 1.0 / exp_rate(m)
+    if not isinstance(overlap, bool):
+        raise ValueError(f"overlap must be True or False, got {overlap!r}")
+    return t_mm / (max(t_mm, t_exp) if overlap else t_mm + t_exp)

@@ -5,10 +5,10 @@ from pytest import approx
 from exercise_checks import chapter_checks
 
 EXPECTED = {
-    # 40 SMs x 64 lanes x 2 FLOPs x 1.59 GHz.
-    "moves-1": 40 * 64 * 2 * 1.59e9,
-    # 3.5 TFLOP/s over 40 x 64 x 2 x 0.705 GHz = 3.61 TFLOP/s (the notes: 97%).
-    "moves-2": 3.5e12 / (40 * 64 * 2 * 0.705e9),
+    # A100: 108 SMs x 64 lanes x 2 FLOPs x 1.41 GHz = 19.49 TFLOP/s (datasheet: 19.5).
+    "moves-1": 108 * 64 * 2 * 1.41e9,
+    # 3.5 TFLOP/s over 40 x 64 x 2 x 0.705 GHz = 3.61 TFLOP/s (the notes: 97%), in percent.
+    "moves-2": 100 * 3.5e12 / (40 * 64 * 2 * 0.705e9),
     # 65 TFLOP/s x 570/1590.
     "moves-3": 65e12 * 570 / 1590,
     # k = (67 - 10) / 1365e6 W/Hz; 10 + k x 1590e6.
@@ -22,24 +22,26 @@ EXPECTED = {
     # 2b / 1 byte = 1979e12 / 4.8e12  ->  b = 1979 / 4.8 / 2.
     "moves-8": 1979e12 / 4.8e12 / 2,
     # 1793: 8 x 15 = 120 tiles, 2 waves of 108 slots.
-    "moves-9": 120 / (2 * 108),
+    "moves-9": 100 * 120 / (2 * 108),
     # 2049: 9 x 17 = 153 tiles of 256 x 128; 2 waves of 132 slots.
-    "moves-10": 2049 ** 2 / (153 * 256 * 128) * 153 / (2 * 132),
+    "moves-10": 100 * 2049 ** 2 / (153 * 256 * 128) * 153 / (2 * 132),
     # 10^21 FLOPs at the H200's 989 TFLOP/s BF16 datasheet peak, in hours.
     "moves-11": 1e21 / 989e12 / 3600,
 }
 
 
 ROUNDED = [  # answers rounded as a reader would give them: right
-    ("moves-1", 8.14e12),
-    ("moves-2", 0.97),
+    ("moves-1", 19.5e12),
+    ("moves-2", 97),
     ("moves-4", 76.4),
     ("moves-8", 206),
-    ("moves-9", 0.556),
+    ("moves-9", 55.6),
     ("moves-11", 281),
 ]
 OFF = [  # wrong answers: not yet
-    ("moves-9", 1),
+    ("moves-9", 100),
+    ("moves-9", 0.556),               # a fraction where the question asks for percent
+    ("moves-1", 8.14e12),             # the T4's peak, which the chapter worked
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

@@ -58,11 +58,14 @@ def test_occupancy_solution_figures():
     """The figures simt-10's and simt-11's solutions add beside the registered answers."""
     from perfmodel import simt
 
-    # simt-10: three blocks of 256 on a T4 leave 65,536 // 768 = 85 registers a thread,
-    # and 3 x 256 = 768 of 1,024 threads is 75%.
+    # simt-10: three blocks of 256 on a T4 leave 65,536 // 768 = 85 registers a thread by
+    # plain division; registers come in 256s a warp (multiples of 8 a thread), so 80 is the
+    # most: 80 x 32 = 2,560 a warp, 16,384 // 2,560 = 6 warps a quarter, 24 warps, 3 blocks.
     assert 65_536 // (3 * 256) == 85
-    assert simt.occupancy("T4", 85, 256) == 768 / 1024
-    assert simt.occupancy("T4", 86, 256) == 512 / 1024
-    # simt-11 in blocks of 64: 65,536 // (64 x 40) = 25 blocks, 1,600 of 2,048 threads.
-    assert simt.resident_threads("H200", 40, 64) == 25 * 64
-    assert simt.occupancy("H200", 40, 64) == 1600 / 2048
+    assert simt.occupancy("T4", 80, 256) == 768 / 1024
+    assert simt.occupancy("T4", 81, 256) == 512 / 1024   # 2,592 -> 2,816: 5 a quarter
+    assert simt.occupancy("T4", 85, 256) == 512 / 1024
+    # simt-11 in blocks of 64: 40 x 32 = 1,280 a warp, 16,384 // 1,280 = 12 a quarter,
+    # 48 warps = 24 blocks of 2 warps, 1,536 of 2,048 threads (plain division said 25).
+    assert simt.resident_threads("H200", 40, 64) == 24 * 64
+    assert simt.occupancy("H200", 40, 64) == 1536 / 2048

@@ -49,3 +49,29 @@ def test_decode_attention_numbers():
     assert cache / 1e6 == approx(67.1, abs=0.1)
     assert cache / 4.8e12 * 1e6 == approx(14.0, abs=0.1)
     assert -(-132 // 16) == 9
+
+
+def test_sdpa_picked_cudnn_and_its_half_is_the_exponential_bound():
+    """Chapter 10 names cuDNN as the kernel SDPA picked on the recorded H200 run (the backend,
+    run by name, whose time matches SDPA's at every length), FA2's backend at about 31% of
+    the peak, and the SDPA run at about the 50% the SFU bound predicts at d = 64."""
+    from perfmodel import softmax
+
+    rec = _run("attention")
+    rows = {(r["impl"], r["seq"], r["causal"]): r for r in rec["rows"] if r.get("available")}
+    for seq in rec["params"]["seqs"]:
+        sdpa = rows[("sdpa", seq, False)]["seconds"]
+        picked = min(("sdpa:cudnn", "sdpa:flash", "sdpa:efficient", "sdpa:math"),
+                     key=lambda b: abs(rows[(b, seq, False)]["seconds"] - sdpa))
+        assert picked == "sdpa:cudnn", seq
+    longest = max(rec["params"]["seqs"])
+    assert rows[("sdpa:flash", longest, False)]["flops_per_s"] / 989e12 == approx(
+        0.31, abs=0.01)
+    measured = rows[("sdpa", longest, False)]["flops_per_s"] / 989e12
+    assert measured == approx(softmax.exp_bound_fraction("H200", 64), abs=0.05)
+
+
+def test_decode_blocks_would_need_more_than_one_sm_reached():
+    """Chapter 10: at batch 1, 16 blocks (one per head) would each have to pull 4.8 TB/s / 16
+    = 300 GB/s, more than the recorded one-SM sweep's best."""
+    assert 4.8e12 / 16 > _run("littles_law")["summary"]["one_sm_bandwidth"]

@@ -28,7 +28,10 @@ def _crossover(ridge: float, d: int) -> int:
 
 
 def _occupancy(p):
-    blocks = min(REGISTERS // (p["regs"] * p["block"]), MAX_THREADS[p["gpu"]] // p["block"])
+    # registers by the warp in 256s, the file in four quarters of whole warps
+    per_warp = -(-p["regs"] * 32 // 256) * 256
+    warps = 4 * (REGISTERS // 4 // per_warp)
+    blocks = min(warps // (p["block"] // 32), MAX_THREADS[p["gpu"]] // p["block"])
     return 100 * blocks * p["block"] / MAX_THREADS[p["gpu"]]
 
 
@@ -56,7 +59,8 @@ HAND = {
     "simt-10": _occupancy,
     "latency-1": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9,
     "latency-4": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9 / p["load"] / SMS[p["gpu"]],
-    "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32, REGISTERS // (p["regs"] * 32))
+    "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32,
+                                4 * (REGISTERS // 4 // (-(-p["regs"] * 32 // 256) * 256)))
                             * 32 * p["loads"] * 16),
     "memory-3": lambda p: math.isqrt(p["kib"] * 1024 // (2 * p["elem"])),
     # x, y, z: bytes 0-11 of a record that starts at a multiple of 16, one 32-byte sector each
@@ -69,7 +73,8 @@ HAND = {
     "memory-5": lambda p: DRAM[p["gpu"]] * (1 / p["stride"] if p["stride"] * p["elem"] <= 64
                                              else p["elem"] / 64),
     "memory-9": lambda p: p["passes"] * p["mb"] * 1e6 / 1.1e12,       # the T4 note's L2
-    "moves-1": lambda p: {"T4": 40 * 64, "H200": 132 * 128}[p["gpu"]] * 2 * p["mhz"] * 1e6,
+    "moves-1": lambda p: ({"T4": 40 * 64, "A100": 108 * 64, "H200": 132 * 128}[p["gpu"]]
+                          * 2 * p["mhz"] * 1e6),
     "flash-4": lambda p: p["heads"] * (p["seq"] * p["d"] * 2 + 4 * p["seq"]),
     # nb blocks a side; the nb (nb - 1) / 2 pairs above the diagonal are all masked
     "flash-11": lambda p: (lambda nb: (nb - 1) / (2 * nb))(p["seq"] // p["block"]),

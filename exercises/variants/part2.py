@@ -40,7 +40,8 @@ define(
         f"A kernel needs {p['regs']} registers per thread and runs in blocks of {p['block']} "
         f"threads on {a(p['gpu'])} (65,536 registers per SM, at most "
         f"{count(machines.get(p['gpu']).hardware('max_threads_per_sm'))} threads per SM; only "
-        "whole blocks fit). Give the SM's **occupancy in percent**."),
+        "whole blocks fit; a warp's registers come in units of 256, each quarter of the "
+        "register file holding whole warps). Give the SM's **occupancy in percent**."),
     answer=lambda p: 100 * simt.occupancy(p["gpu"], p["regs"], p["block"]))
 
 # --- Chapter 7: latency ------------------------------------------------------------------
@@ -79,8 +80,9 @@ define(
         f"Every thread of a kernel needs {p['regs']} registers and keeps {p['loads']} "
         f"independent 16-byte loads open. Give the **bytes in flight** on one {p['gpu']} SM "
         f"(65,536 registers, at most "
-        f"{machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps) with as many "
-        "warps as fit."),
+        f"{machines.get(p['gpu']).hardware('max_threads_per_sm') // 32:.0f} warps; a warp's "
+        "registers come in units of 256, each quarter of the register file holding whole "
+        "warps) with as many warps as fit."),
     answer=lambda p: little.in_flight(little.resident_warps(p["gpu"], p["regs"]), p["loads"], 16))
 
 # --- Chapter 8: memory -------------------------------------------------------------------
@@ -126,7 +128,7 @@ define(
 
 define(
     "flash-3", title="Naive attention's memory",
-    defaults={"heads": 16, "seq": 16384, "d": 64},
+    defaults={"heads": 32, "seq": 32768, "d": 128},
     draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
                     "d": r.choice((64, 128))},
     question=lambda p: (
@@ -172,8 +174,8 @@ define(
 
 define(
     "moves-1", title="A peak from its parts",
-    defaults={"gpu": "T4", "mhz": 1590},
-    draw=lambda r: {"gpu": r.choice(("T4", "H200")), "mhz": r.randrange(900, 2001, 15)},
+    defaults={"gpu": "A100", "mhz": 1410},
+    draw=lambda r: {"gpu": r.choice(("T4", "A100", "H200")), "mhz": r.randrange(900, 2001, 15)},
     question=lambda p: (
         f"Give the **peak FP32 rate in FLOP/s** of {a(p['gpu'])} at a clock of "
         f"{count(p['mhz'])} MHz ({machines.get(p['gpu']).sms} SMs × "
@@ -183,7 +185,7 @@ define(
 
 define(
     "flash-4", title="The fused kernel's memory",
-    defaults={"heads": 16, "seq": 16384, "d": 64},
+    defaults={"heads": 32, "seq": 32768, "d": 128},
     draw=lambda r: {"heads": r.choice((8, 12, 16, 32)), "seq": r.choice((4096, 8192, 16384, 32768)),
                     "d": r.choice((64, 128))},
     question=lambda p: (
