@@ -257,19 +257,19 @@ def check(ch: ModuleType, ns, mode: str | None = None, seed: int = 0) -> dict:
 # ----------------------------------------------------------------------- the timing
 
 def time_submission(ch: ModuleType, ns, quick: bool = False, seed: int = 0,
-                    repeats: int = 10) -> dict:
+                    repeats: int = 10, size: dict | None = None) -> dict:
     """On a GPU: check the submission at the timing size, time ``ch.launch`` with the
     labs' method (:func:`labs.timing.queued_time`: CUDA events after warm-up, median of
     repeats), check the outputs again (a kernel that skips its writes is caught: they
     were reset to NaN before the timed runs) and judge the time against the model
     (:func:`labs.challenges.verdict.verdict`)."""
+    from .. import timing
     from ..common import require_cuda
-    from ..timing import queued_time
-    from .verdict import roofs, verdict
+    from . import verdict as judge
 
     require_cuda(f"challenge {ch.NAME}")
     mode = "quick" if quick else "full"
-    size = ch.sizes(mode)
+    size = size or ch.sizes(mode)
     base = {"challenge": ch.NAME, "device": device_name(), "sizes": size, "mode": mode}
     inputs, arrays, got = run_once(ch, ns, size, seed)
     msg = compare(ch, inputs, got)
@@ -277,11 +277,11 @@ def time_submission(ch: ModuleType, ns, quick: bool = False, seed: int = 0,
         return {**base, "passed": False, "message": msg, "verdict": None}
     for k, (shape, dtype) in ch.outputs(**size).items():
         arrays[k].copy_to_device(np.full(shape, np.nan, dtype=dtype))
-    seconds = queued_time(lambda: ch.launch(ns, arrays), warmup=2, repeats=repeats)
+    seconds = timing.queued_time(lambda: ch.launch(ns, arrays), warmup=2, repeats=repeats)
     cuda.synchronize()
     msg = compare(ch, inputs, {k: arrays[k].copy_to_host() for k in ch.outputs(**size)})
     if msg:
         return {**base, "passed": False, "verdict": None,
                 "message": f"correct once, wrong after the timed runs: {msg}"}
-    v = verdict(ch.op(**size), seconds, roofs(base["device"]), ch.UNIT)
+    v = judge.verdict(ch.op(**size), seconds, judge.roofs(base["device"]), ch.UNIT)
     return {**base, "passed": v["accepted"], "message": v["reason"], "verdict": v}
