@@ -79,11 +79,14 @@ def check(name: str, submission=None, seed: int = 0) -> dict:
     return _check(ch, ns, seed=seed)
 
 
-def time(name: str, submission=None, quick: bool = False) -> dict:
-    """GPU only: check, time and judge a submission against the bound on this GPU."""
+def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:
+    """GPU only: check, time and judge a submission against the bound on this GPU
+    (``prepared``: inputs and expected outputs from :func:`labs.challenges.harness.prepare`,
+    to time several submissions on the same data)."""
     from .harness import time_submission
 
-    return time_submission(challenge(name), _submission(name, submission), quick=quick)
+    return time_submission(challenge(name), _submission(name, submission), quick=quick,
+                           prepared=prepared)
 
 
 def kernel_source(name: str) -> str:
