@@ -256,6 +256,14 @@ def test_regroup_and_the_others_sit_where_the_statements_say():
 
 # ------------------------------------------------------------------------ the page
 
+def test_check_from_a_notebook_without_a_gpu_uses_the_simulator(tmp_path):
+    """This process imported numba.cuda for a GPU (there is none): check runs in a
+    simulator process of its own, on a path or a module."""
+    r = ch.check("saxpy")
+    assert r["device"] == "CUDA simulator (CPU)" and r["message"].startswith("out[0] = nan")
+    assert ch.check("fuse", ch.reference("fuse"))["passed"] is True
+
+
 def test_write_starter_copies_it_once(tmp_path):
     path = ch.write_starter("ilp", tmp_path / "mine.py")
     assert path.read_text() == ch.kernel_source("ilp")
