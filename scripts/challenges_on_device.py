@@ -107,8 +107,9 @@ def main(argv=None) -> int:
             rows += json.loads(part.read_text())
             part.unlink()
         else:
+            last = tail.strip().splitlines()[-1] if tail.strip() else ""
             rows.append({"challenge": name, "kernel": "both", "passed": False,
-                         "message": f"no result: {tail.strip().splitlines()[-1] if tail.strip() else ''}",
+                         "message": f"no result: {last}",
                          "error": tail, "wall_s": time.perf_counter() - t0})
         summary = {f"{r['challenge']}_reference_share": r["share"] for r in rows
                    if r["kernel"] == "reference" and r.get("share")}

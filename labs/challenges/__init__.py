@@ -206,7 +206,8 @@ class ChallengeView:
                        for p in self.statement.split("\n\n"))
         return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
                 f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
-                f"</code></pre><p>{html.escape(self.model)}</p><p>{html.escape(self.how)}</p></div>")
+                f"</code></pre><p>{html.escape(self.model)}</p>"
+                f"<p>{html.escape(self.how)}</p></div>")
 
 
 def show(name: str, gpu: str | None = None) -> ChallengeView:

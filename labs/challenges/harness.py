@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
-import sys
 import threading
 from types import ModuleType
 
