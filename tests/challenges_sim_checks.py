@@ -124,6 +124,50 @@ def wrong_matmul():
     return SimpleNamespace(matmul=matmul, launch=launch)
 
 
+def timed(name: str, ns, seconds_of) -> dict:
+    """``time_submission`` under the simulator, its GPU-only parts stood in for: no GPU
+    check, a clock that runs each launch and reports ``seconds_of(op)`` seconds, and a
+    machine with round roofs (1 TFLOP/s, 100 GB/s)."""
+    import labs.common
+    import labs.timing
+    from labs.challenges import verdict
+    from perfmodel import machines
+
+    fake = machines.measured("Fake GPU", {"fp32": 1e12}, {"dram": 1e11}, source="a test")
+    spec = ch.challenge(name)
+    op = spec.op(**spec.sizes("sim"))
+
+    def clock(launch, warmup=2, repeats=10):
+        for _ in range(warmup + repeats):
+            launch()
+        return seconds_of(op)
+
+    saved = labs.common.require_cuda, labs.timing.queued_time, verdict.roofs
+    labs.common.require_cuda = lambda lab: None
+    labs.timing.queued_time = clock
+    verdict.roofs = lambda gpu: fake
+    try:
+        r = harness.time_submission(spec, ns, size=spec.sizes("sim"))
+    finally:
+        labs.common.require_cuda, labs.timing.queued_time, verdict.roofs = saved
+    return {k: r[k] for k in ("passed", "message")} | {"limit": (r["verdict"] or {}).get("limit"),
+                                                        "share": (r["verdict"] or {}).get("share")}
+
+
+def once_only_saxpy():
+    """The reference SAXPY, but every launch after the first does nothing: it passes a
+    check and would time as free."""
+    ref = ch.reference("saxpy")
+    calls = []
+
+    def launch(a, x, y, out):
+        calls.append(1)
+        if len(calls) == 1:
+            ref.launch(a, x, y, out)
+
+    return SimpleNamespace(saxpy=ref.saxpy, launch=launch)
+
+
 def main() -> int:
     _count_launches()
     out: dict = {}
@@ -141,6 +185,13 @@ def main() -> int:
                 out[key] = {"error": traceback.format_exc()[-3000:]}
     out["wrong/saxpy"] = ch.check("saxpy", wrong_saxpy())
     out["wrong/matmul"] = ch.check("matmul", wrong_matmul())
+    bound = lambda op: max(op.flops / 1e12, op.bytes / 1e11)  # noqa: E731 (the fake roofs)
+    ref = ch.reference("saxpy")
+    out["timed/plausible"] = timed("saxpy", ref, lambda op: 1.25 * bound(op))
+    out["timed/impossible"] = timed("saxpy", ref, lambda op: 0.5 * bound(op))
+    out["timed/compute"] = timed("regroup", ch.reference("regroup"), lambda op: 2 * bound(op))
+    out["timed/once_only"] = timed("saxpy", once_only_saxpy(), lambda op: 1e-9)
+    out["timed/wrong"] = timed("saxpy", ch.starter("saxpy"), lambda op: bound(op))
     print(json.dumps(out, default=str))
     return 0
 

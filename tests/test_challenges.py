@@ -46,6 +46,8 @@ def test_there_are_at_least_eight_challenges_each_in_a_chapter():
     for name in ch.NAMES:
         spec = ch.challenge(name)
         assert spec.NAME == name and spec.CHAPTER in chapters, name
+        text = (ROOT / "chapters" / f"{spec.CHAPTER}.md").read_text()
+        assert f"## {spec.SECTION}\n" in text, (name, spec.SECTION)
         for kernel in spec.KERNELS:
             assert hasattr(ch.starter(name), kernel) and hasattr(ch.reference(name), kernel)
 
@@ -140,6 +142,28 @@ def test_check_names_the_first_wrong_element(sim):
     assert not sim["wrong/saxpy"]["passed"] and not sim["wrong/saxpy"]["broken"]
 
 
+def test_timing_pipeline_judges_against_the_bound(sim):
+    """time_submission end to end under the simulator with a stand-in clock and roofs."""
+    ok = sim["timed/plausible"]
+    assert ok["passed"] and ok["limit"] == "memory" and ok["share"] == pytest.approx(0.8)
+    assert ok["message"].startswith("80% of the bound")
+    assert sim["timed/compute"]["limit"] == "compute"
+    assert sim["timed/compute"]["share"] == pytest.approx(0.5)
+    bad = sim["timed/impossible"]
+    assert not bad["passed"] and bad["share"] is None and bad["message"].startswith("rejected")
+
+
+def test_timing_catches_a_kernel_that_stops_writing(sim):
+    r = sim["timed/once_only"]
+    assert not r["passed"] and r["share"] is None
+    assert r["message"].startswith("correct once, wrong after the timed runs: out[0] = nan")
+
+
+def test_timing_checks_before_it_times(sim):
+    r = sim["timed/wrong"]
+    assert not r["passed"] and r["message"].startswith("out[0] = nan")
+
+
 def test_first_wrong_on_plain_arrays():
     want = np.arange(12, dtype=np.float32).reshape(3, 4)
     got = want.copy()
@@ -231,6 +255,14 @@ def test_regroup_and_the_others_sit_where_the_statements_say():
 
 
 # ------------------------------------------------------------------------ the page
+
+def test_check_from_a_notebook_without_a_gpu_uses_the_simulator(tmp_path):
+    """This process imported numba.cuda for a GPU (there is none): check runs in a
+    simulator process of its own, on a path or a module."""
+    r = ch.check("saxpy")
+    assert r["device"] == "CUDA simulator (CPU)" and r["message"].startswith("out[0] = nan")
+    assert ch.check("fuse", ch.reference("fuse"))["passed"] is True
+
 
 def test_write_starter_copies_it_once(tmp_path):
     path = ch.write_starter("ilp", tmp_path / "mine.py")

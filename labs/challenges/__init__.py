@@ -64,13 +64,49 @@ def _submission(name: str, submission):
     return submission
 
 
+def _check_in_simulator(name: str, submission) -> dict:
+    """The check in a fresh process under numba's CUDA simulator (this one imported
+    numba.cuda for a GPU it does not have, and the simulator must be chosen first)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    if submission is None:
+        path = starter_path(name)
+    elif isinstance(submission, (str, pathlib.Path)):
+        path = pathlib.Path(submission)
+    else:
+        path = pathlib.Path(getattr(submission, "__file__", "") or "")
+        if not path.is_file():
+            raise ValueError("without a GPU, check a submission given as a file path (or a "
+                             "module with a __file__)")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
+               PYTHONPATH=os.pathsep.join([str(HERE.parents[1]),
+                                           os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "labs", "challenge", "check", name,
+                           str(path.resolve()), "--json"], capture_output=True, text=True,
+                          env=env, cwd=str(HERE.parents[1]))
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        return {"challenge": name, "passed": False, "broken": True, "device": None,
+                "message": f"the check did not run: {proc.stderr.strip()[-400:]}"}
+    return json.loads(lines[-1])
+
+
 def check(name: str, submission=None, seed: int = 0) -> dict:
     """Check a submission (a file path, a module, or None for the starter) for correctness:
-    on the GPU when there is one, else under numba's CUDA simulator. Returns the harness's
-    result dict (``passed``, ``message`` naming the first wrong element, ``device``)."""
-    from .harness import BrokenSubmission, check as _check, device_name
+    on the GPU when there is one, else under numba's CUDA simulator (in a process of its
+    own when this one has not chosen the simulator). Returns the harness's result dict
+    (``passed``, ``message`` naming the first wrong element, ``device``)."""
+    from ..gpu import has_cuda
+    from ..kernels import simulated
 
     ch = challenge(name)
+    if not simulated() and not has_cuda():
+        return _check_in_simulator(name, submission)
+    from .harness import BrokenSubmission, check as _check, device_name
+
     try:
         ns = _submission(name, submission)
     except BrokenSubmission as e:
@@ -79,11 +115,14 @@ def check(name: str, submission=None, seed: int = 0) -> dict:
     return _check(ch, ns, seed=seed)
 
 
-def time(name: str, submission=None, quick: bool = False) -> dict:
-    """GPU only: check, time and judge a submission against the bound on this GPU."""
+def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:
+    """GPU only: check, time and judge a submission against the bound on this GPU
+    (``prepared``: inputs and expected outputs from :func:`labs.challenges.harness.prepare`,
+    to time several submissions on the same data)."""
     from .harness import time_submission
 
-    return time_submission(challenge(name), _submission(name, submission), quick=quick)
+    return time_submission(challenge(name), _submission(name, submission), quick=quick,
+                           prepared=prepared)
 
 
 def kernel_source(name: str) -> str:
@@ -167,7 +206,8 @@ class ChallengeView:
                        for p in self.statement.split("\n\n"))
         return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
                 f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
-                f"</code></pre><p>{html.escape(self.model)}</p><p>{html.escape(self.how)}</p></div>")
+                f"</code></pre><p>{html.escape(self.model)}</p>"
+                f"<p>{html.escape(self.how)}</p></div>")
 
 
 def show(name: str, gpu: str | None = None) -> ChallengeView:

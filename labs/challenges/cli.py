@@ -3,7 +3,8 @@ time NAME [FILE.py | --reference] [--quick] [--json]
 
 check: exit 0 when the submission passes, 1 when it runs but is wrong, 2 when it cannot
 be run (it does not import, lacks a name the challenge needs, or its kernels do not
-compile or launch). Without a CUDA GPU the check runs under numba's CUDA simulator. With
+compile, launch or finish: under the simulator an index out of bounds raises, and lands
+here). A kernel that hangs hangs the check: a grader runs it under a time limit. Without a CUDA GPU the check runs under numba's CUDA simulator. With
 --json the last line of stdout is one JSON object: challenge, passed, broken, message,
 device, mode, sizes (time adds the verdict).
 

@@ -7,8 +7,8 @@ PCIe, and the launches: one checked run, two warm-ups and ten timed repeats, eac
 as ``SLOWDOWN`` times the bound (a starter far from its bound; the reference is faster),
 each behind the timing's queued spin. The host's share (numpy's random numbers and the
 reference, ``HOST_PASSES`` passes over the data) is priced at ``HOST_BYTES_PER_S``, an
-assumption: a notebook CPU making random float32 and running numpy over them. Pure arithmetic; a test holds every challenge's
-stated figure to it and under a minute.
+assumption: a notebook CPU making random float32 and running numpy over them. Pure
+arithmetic; a test holds every challenge's stated figure to it and under a minute.
 """
 from __future__ import annotations
 

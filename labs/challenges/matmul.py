@@ -21,7 +21,7 @@ from perfmodel import ops
 
 NAME = "matmul"
 TITLE = "Your turn: a shared-memory tiled matrix product"
-CHAPTER, SECTION = "08_memory", "Shared memory"
+CHAPTER, SECTION = "08_memory", "Why a tile has to fit"
 KERNELS = ("matmul", "launch")
 UNIT = "fp32"
 RTOL, ATOL = 1e-5, 1e-5

@@ -22,7 +22,7 @@ from perfmodel import ops
 
 NAME = "softmax"
 TITLE = "Your turn: a one-pass online softmax"
-CHAPTER, SECTION = "10_flash_attention", "Online softmax"
+CHAPTER, SECTION = "10_flash_attention", "The online softmax"
 KERNELS = ("softmax", "launch")
 UNIT = "fp32"
 RTOL, ATOL = 1e-4, 1e-9

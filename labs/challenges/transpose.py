@@ -22,7 +22,7 @@ from perfmodel import ops
 
 NAME = "transpose"
 TITLE = "Your turn: a coalesced transpose"
-CHAPTER, SECTION = "08_memory", "Coalescing"
+CHAPTER, SECTION = "08_memory", "Transposes, views and shared memory"
 KERNELS = ("transpose", "launch")
 UNIT = "fp32"
 RTOL, ATOL = 0.0, 0.0

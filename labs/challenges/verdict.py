@@ -111,5 +111,5 @@ def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
     g, w = got[idx], want[idx]
     hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
     wrong = int((~ok).sum())
-    return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of {want.size} "
-            f"elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
+    return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of "
+            f"{want.size} elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
