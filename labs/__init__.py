@@ -6,6 +6,9 @@ drawing the rows against perfmodel's prediction (plotly imported only there).
 
 Without a CUDA GPU, :func:`show` loads the recorded results shipped under
 ``labs/results/<gpu>/`` and says whose GPU they came from; with one, it runs quick mode.
+
+Kernel challenges (a kernel for the reader to fix, checked and timed against its bound)
+live in :mod:`labs.challenges`: ``labs.challenges.show("saxpy")``.
 """
 from __future__ import annotations
 

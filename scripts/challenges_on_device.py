@@ -8,10 +8,11 @@ default), so a kernel that faults or hangs costs only its own row. Writes
 ``DIR/challenges.json`` (a lab result: lab "challenges", the run's context from
 :func:`labs.gpu.context`, one row per challenge and kernel, and a summary holding each
 reference's share of its bound) after every challenge, and prints a table. Copy the file
-to ``labs/results/<gpu>/challenges.json``. On an H200 the whole run takes about a minute
-and a half (eight challenges, two kernels each: a process start with CUDA and torch
-about 5 s, the compiles 1-2 s a kernel, inputs and numpy references a few seconds for the
-largest, the timed launches well under a second).
+to ``labs/results/<gpu>/challenges.json``. On an H200 the whole run should take about two
+minutes (not yet measured: eight challenges, each a process start with CUDA, numba and
+torch, about 5 s; the inputs and numpy reference made once for both kernels, up to a few
+seconds for the largest, 512 MB; the compiles 1-2 s a kernel; the timed launches under a
+second, the slowest the reduction starter's 2**27 atomics on one address).
 """
 from __future__ import annotations
 
@@ -31,12 +32,17 @@ def one(name: str, quick: bool, out: pathlib.Path) -> None:
     import traceback
 
     import labs.challenges as ch
+    from labs.challenges.harness import prepare
 
     rows = []
+    spec = ch.challenge(name)
+    t0 = time.perf_counter()
+    prepared = prepare(spec, spec.sizes("quick" if quick else "full"))
+    print(f"{name}: inputs and numpy reference {time.perf_counter() - t0:.1f} s", flush=True)
     for kind, get in (("reference", ch.reference), ("starter", ch.starter)):
         t0 = time.perf_counter()
         try:
-            r = ch.time(name, get(name), quick=quick)
+            r = ch.time(name, get(name), quick=quick, prepared=prepared)
             v = r.get("verdict") or {}
             rows.append({"challenge": name, "kernel": kind, "passed": bool(r["passed"]),
                          "message": r["message"], "sizes": r["sizes"],

@@ -64,13 +64,49 @@ def _submission(name: str, submission):
     return submission
 
 
+def _check_in_simulator(name: str, submission) -> dict:
+    """The check in a fresh process under numba's CUDA simulator (this one imported
+    numba.cuda for a GPU it does not have, and the simulator must be chosen first)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    if submission is None:
+        path = starter_path(name)
+    elif isinstance(submission, (str, pathlib.Path)):
+        path = pathlib.Path(submission)
+    else:
+        path = pathlib.Path(getattr(submission, "__file__", "") or "")
+        if not path.is_file():
+            raise ValueError("without a GPU, check a submission given as a file path (or a "
+                             "module with a __file__)")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
+               PYTHONPATH=os.pathsep.join([str(HERE.parents[1]),
+                                           os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "labs", "challenge", "check", name,
+                           str(path.resolve()), "--json"], capture_output=True, text=True,
+                          env=env, cwd=str(HERE.parents[1]))
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        return {"challenge": name, "passed": False, "broken": True, "device": None,
+                "message": f"the check did not run: {proc.stderr.strip()[-400:]}"}
+    return json.loads(lines[-1])
+
+
 def check(name: str, submission=None, seed: int = 0) -> dict:
     """Check a submission (a file path, a module, or None for the starter) for correctness:
-    on the GPU when there is one, else under numba's CUDA simulator. Returns the harness's
-    result dict (``passed``, ``message`` naming the first wrong element, ``device``)."""
-    from .harness import BrokenSubmission, check as _check, device_name
+    on the GPU when there is one, else under numba's CUDA simulator (in a process of its
+    own when this one has not chosen the simulator). Returns the harness's result dict
+    (``passed``, ``message`` naming the first wrong element, ``device``)."""
+    from ..gpu import has_cuda
+    from ..kernels import simulated
 
     ch = challenge(name)
+    if not simulated() and not has_cuda():
+        return _check_in_simulator(name, submission)
+    from .harness import BrokenSubmission, check as _check, device_name
+
     try:
         ns = _submission(name, submission)
     except BrokenSubmission as e:
@@ -79,11 +115,14 @@ def check(name: str, submission=None, seed: int = 0) -> dict:
     return _check(ch, ns, seed=seed)
 
 
-def time(name: str, submission=None, quick: bool = False) -> dict:
-    """GPU only: check, time and judge a submission against the bound on this GPU."""
+def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:
+    """GPU only: check, time and judge a submission against the bound on this GPU
+    (``prepared``: inputs and expected outputs from :func:`labs.challenges.harness.prepare`,
+    to time several submissions on the same data)."""
     from .harness import time_submission
 
-    return time_submission(challenge(name), _submission(name, submission), quick=quick)
+    return time_submission(challenge(name), _submission(name, submission), quick=quick,
+                           prepared=prepared)
 
 
 def kernel_source(name: str) -> str:
@@ -92,39 +131,86 @@ def kernel_source(name: str) -> str:
     return inspect.getsource(starter(name))
 
 
+def model_line(name: str, gpu: str | None = None) -> str:
+    """What the model counts for the challenge at its full size (perfmodel's FLOPs and
+    DRAM bytes) and the bound on ``gpu`` (its measured roofs where recorded; default: the
+    GPU in hand, else the H200), in words."""
+    from perfmodel import units
+
+    from ..gpu import has_cuda
+    from .verdict import roofs
+
+    if gpu is None:
+        gpu = "NVIDIA H200"
+        if has_cuda():
+            import torch
+
+            gpu = torch.cuda.get_device_name(0)
+
+    ch = challenge(name)
+    size = ch.sizes("full")
+    op = ch.op(**size)
+    m = roofs(gpu)
+    compute, memory = op.flops / m.peak_flops(ch.UNIT), op.bytes / m.bandwidth("dram")
+    shown = ", ".join(f"{k} = {units.count(v)}" for k, v in size.items())
+    return (f"The model, at the timed size ({shown}): {units.si(op.flops, 'FLOP')} and "
+            f"{units.nbytes(op.bytes)} of DRAM traffic, {units.number(op.intensity)} "
+            f"FLOP/byte; on the {m.name} the bound max(F/P, D/B) is "
+            f"{units.seconds(max(compute, memory))}, "
+            f"{'memory' if memory >= compute else 'compute'}-bound.")
+
+
+def write_starter(name: str, path: str | pathlib.Path | None = None) -> pathlib.Path:
+    """Copy the starter to ``path`` (default ``my_<name>.py`` here) for editing; returns
+    the path. An existing file is left as it is (it may hold the reader's work)."""
+    path = pathlib.Path(path or f"my_{name}.py")
+    if not path.exists():
+        path.write_text(kernel_source(name))
+    return path
+
+
 class ChallengeView:
     """What a chapter's "Your turn" cell shows: the statement, the starting kernel's
     source and how to check it (plain text, markdown and HTML)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, gpu: str | None = None):
         self.name = name
         ch = challenge(name)
         self.title = ch.TITLE
-        self.statement = inspect.cleandoc(ch.__doc__ or "")
+        paragraphs = inspect.cleandoc(ch.__doc__ or "").split("\n\n")
+        # (the sizes and the T4 estimate are for developers; the model line says the size)
+        self.statement = "\n\n".join(p for p in paragraphs if not p.startswith("Sizes:"))
         self.source = kernel_source(name)
-        self.how = (f"Copy the starter into a file (say my_{name}.py; "
-                    f"`python -m labs challenge starter {name} > my_{name}.py`), edit it, "
-                    f"then run `python -m labs challenge check {name} my_{name}.py` "
-                    f"(or, in a notebook, `labs.challenges.check({name!r}, "
-                    f"'my_{name}.py')`). On a GPU, `python -m labs challenge time {name} "
-                    f"my_{name}.py` times it against the bound.")
+        self.model = model_line(name, gpu)
+        self.how = (f"Copy the starter into a file, `labs.challenges.write_starter({name!r})` "
+                    f"(it writes my_{name}.py), edit it, then check it: "
+                    f"`labs.challenges.check({name!r}, 'my_{name}.py')`, or from a shell "
+                    f"`python -m labs challenge check {name} my_{name}.py` (under numba's CUDA "
+                    f"simulator when there is no GPU). On a GPU, "
+                    f"`labs.challenges.time({name!r}, 'my_{name}.py')` times it against the "
+                    f"bound.")
 
     def __str__(self) -> str:
-        return f"{self.title}\n\n{self.statement}\n\n{self.source}\n{self.how}\n"
+        return (f"{self.title}\n\n{self.statement}\n\n{self.source}\n{self.model}\n\n"
+                f"{self.how}\n")
 
     def _repr_markdown_(self) -> str:
         return (f"**{self.title}**\n\n{self.statement}\n\n```python\n{self.source}```\n\n"
-                f"{self.how}\n")
+                f"{self.model}\n\n{self.how}\n")
 
     def _repr_html_(self) -> str:
         import html
+        import re
 
-        para = "".join(f"<p>{html.escape(p)}</p>" for p in self.statement.split("\n\n"))
+        para = "".join("<p>" + re.sub(r"``(.+?)``", r"<code>\1</code>", html.escape(p)) + "</p>"
+                       for p in self.statement.split("\n\n"))
         return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
                 f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
-                f"</code></pre><p>{html.escape(self.how)}</p></div>")
+                f"</code></pre><p>{html.escape(self.model)}</p><p>{html.escape(self.how)}</p></div>")
 
 
-def show(name: str) -> ChallengeView:
-    """The displayable challenge a chapter cell ends with."""
-    return ChallengeView(name)
+def show(name: str, gpu: str | None = None) -> ChallengeView:
+    """The displayable challenge a chapter cell ends with: the statement, the starter's
+    source, the model's counts and bound (on ``gpu``, by default the GPU in hand or
+    else the H200), and how to check it."""
+    return ChallengeView(name, gpu)

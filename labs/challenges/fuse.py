@@ -11,7 +11,7 @@ the rest of the way to the copy roof.)
 
 Sizes: 2**26 floats (quick: 2**24). On a T4 (quick): about 11 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, three compiles 6 s, the
-host's inputs and reference 1.2 s; the starter's chain moves 403 MB a call).
+host's inputs and reference 1.1 s; the starter's chain moves 403 MB a call).
 """
 from __future__ import annotations
 

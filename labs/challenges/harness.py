@@ -20,6 +20,7 @@ import numpy as np
 
 from ..gpu import has_cuda, numba_cuda
 from ..kernels import _vec4_gpu, _vec4_sim, simulated
+from .verdict import first_wrong
 
 cuda = numba_cuda()
 #: ``load4(a, i)`` -> the four float32 ``a[4i:4i+4]`` in ONE 16-byte load, and
@@ -112,6 +113,9 @@ class Tally:
                 self._note("w", idx)
                 return super().__setitem__(idx, val)
 
+            def reshape(self, *shape):  # a view, counted as the same array
+                return Counted(self._ary.reshape(*shape))
+
         return Counted(host)
 
     def count(self, name: str, kind: str) -> int:
@@ -177,26 +181,6 @@ def missing_names(ns, names: tuple[str, ...]) -> list[str]:
 
 # ----------------------------------------------------------------------- the check
 
-def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
-                atol: float) -> str | None:
-    """None when ``got`` matches ``want`` within rtol/atol; else a sentence naming the
-    first wrong element: its index, the value got, the value expected."""
-    got = np.asarray(got)
-    if got.shape != want.shape:
-        return f"{name} has shape {got.shape}; expected {want.shape}"
-    ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
-    if ok.all():
-        return None
-    flat = int(np.flatnonzero(~ok.ravel())[0])
-    idx = np.unravel_index(flat, want.shape)
-    where = ", ".join(str(int(i)) for i in idx)
-    g, w = got[idx], want[idx]
-    hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
-    wrong = int((~ok).sum())
-    return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of {want.size} "
-            f"elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
-
-
 def device_name() -> str:
     """'CUDA simulator (CPU)' or the GPU's name."""
     if simulated() or not has_cuda():
@@ -224,20 +208,28 @@ def _host(a) -> np.ndarray:
     return a._ary.copy() if hasattr(a, "_ary") else a.copy_to_host()
 
 
-def run_once(ch: ModuleType, ns, size: dict, seed: int = 0, tally: Tally | None = None):
-    """Run the submission ``ns`` once on fresh random inputs of ``size``: (inputs, device
-    arrays, host copies of the outputs)."""
-    rng = np.random.default_rng(seed)
-    inputs = ch.make_inputs(rng, **size)
+def prepare(ch: ModuleType, size: dict, seed: int = 0) -> tuple[dict, dict]:
+    """(inputs, expected outputs): random inputs of ``size`` and numpy's answer."""
+    inputs = ch.make_inputs(np.random.default_rng(seed), **size)
+    return inputs, ch.expected(inputs)
+
+
+def run_once(ch: ModuleType, ns, size: dict, seed: int = 0, tally: Tally | None = None,
+             inputs: dict | None = None):
+    """Run the submission ``ns`` once on ``inputs`` (default: fresh random ones of
+    ``size``): (inputs, device arrays, host copies of the outputs)."""
+    if inputs is None:
+        inputs = ch.make_inputs(np.random.default_rng(seed), **size)
     arrays = _to_device(inputs, ch.outputs(**size), tally)
     ch.launch(ns, arrays)
     cuda.synchronize()
     return inputs, arrays, {k: _host(arrays[k]) for k in ch.outputs(**size)}
 
 
-def compare(ch: ModuleType, inputs: dict, got: dict) -> str | None:
-    """None when every output matches the numpy reference; else the first wrong element."""
-    want = ch.expected(inputs)
+def compare(ch: ModuleType, inputs: dict, got: dict, want: dict | None = None) -> str | None:
+    """None when every output matches the numpy reference (``want``, computed from the
+    inputs when not given); else the first wrong element."""
+    want = ch.expected(inputs) if want is None else want
     for k in want:
         msg = first_wrong(k, got[k], want[k], ch.RTOL, ch.ATOL)
         if msg:
@@ -273,31 +265,34 @@ def check(ch: ModuleType, ns, mode: str | None = None, seed: int = 0) -> dict:
 # ----------------------------------------------------------------------- the timing
 
 def time_submission(ch: ModuleType, ns, quick: bool = False, seed: int = 0,
-                    repeats: int = 10) -> dict:
+                    repeats: int = 10, size: dict | None = None,
+                    prepared: tuple[dict, dict] | None = None) -> dict:
     """On a GPU: check the submission at the timing size, time ``ch.launch`` with the
     labs' method (:func:`labs.timing.queued_time`: CUDA events after warm-up, median of
     repeats), check the outputs again (a kernel that skips its writes is caught: they
     were reset to NaN before the timed runs) and judge the time against the model
-    (:func:`labs.challenges.verdict.verdict`)."""
+    (:func:`labs.challenges.verdict.verdict`). ``prepared``: (inputs, expected) from
+    :func:`prepare` for this size, to time several submissions on the same data."""
+    from .. import timing
     from ..common import require_cuda
-    from ..timing import queued_time
-    from .verdict import roofs, verdict
+    from . import verdict as judge
 
     require_cuda(f"challenge {ch.NAME}")
     mode = "quick" if quick else "full"
-    size = ch.sizes(mode)
+    size = size or ch.sizes(mode)
     base = {"challenge": ch.NAME, "device": device_name(), "sizes": size, "mode": mode}
-    inputs, arrays, got = run_once(ch, ns, size, seed)
-    msg = compare(ch, inputs, got)
+    inputs, want = prepared or prepare(ch, size, seed)
+    inputs, arrays, got = run_once(ch, ns, size, inputs=inputs)
+    msg = compare(ch, inputs, got, want)
     if msg:
         return {**base, "passed": False, "message": msg, "verdict": None}
     for k, (shape, dtype) in ch.outputs(**size).items():
         arrays[k].copy_to_device(np.full(shape, np.nan, dtype=dtype))
-    seconds = queued_time(lambda: ch.launch(ns, arrays), warmup=2, repeats=repeats)
+    seconds = timing.queued_time(lambda: ch.launch(ns, arrays), warmup=2, repeats=repeats)
     cuda.synchronize()
-    msg = compare(ch, inputs, {k: arrays[k].copy_to_host() for k in ch.outputs(**size)})
+    msg = compare(ch, inputs, {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}, want)
     if msg:
         return {**base, "passed": False, "verdict": None,
                 "message": f"correct once, wrong after the timed runs: {msg}"}
-    v = verdict(ch.op(**size), seconds, roofs(base["device"]), ch.UNIT)
+    v = judge.verdict(ch.op(**size), seconds, judge.roofs(base["device"]), ch.UNIT)
     return {**base, "passed": v["accepted"], "message": v["reason"], "verdict": v}

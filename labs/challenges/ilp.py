@@ -3,14 +3,15 @@
 out = 2 x, with the grid fixed: two blocks of 256 threads per SM (``launch`` is the
 challenge's, not yours), each thread striding over the array. The starter's thread loads
 one float, stores it, and only then loads the next: 4 bytes in flight per thread, about
-0.27 MB on a whole H200, where Little's law asks for bandwidth x latency, several MB
-(``perfmodel.little.bytes_in_flight``). With the threads fixed, the only way up is more
+0.27 MB on a whole H200, where Little's law asks for bandwidth x latency
+(``perfmodel.little.bytes_in_flight``): 1.6 MB at the H200's idle DRAM latency, and the
+Little's-law lab needed about 4 MB in flight to saturate it. With the threads fixed, the only way up is more
 independent loads per thread: issue several 16-byte loads (``load4``) before using any
 of them, then store them all. The bound is the copy roof (8 bytes per element).
 
 Sizes: 2**26 floats (quick: 2**24; multiples of 4). On a T4 (quick): about 8 s
 (estimated by :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles
-4 s; each launch moves 134 MB).
+4 s, the host's inputs and reference 0.8 s; each launch moves 134 MB).
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from perfmodel import ops
 
 NAME = "reduce"
 TITLE = "Your turn: a block reduction with warp shuffles"
-CHAPTER, SECTION = "06_simt", "From the grid down to the lane"
+CHAPTER, SECTION = "06_simt", "Barriers: what `__syncthreads()` costs"
 KERNELS = ("launch",)
 UNIT = "fp32"
 RTOL, ATOL = 1e-4, 1e-3

@@ -7,9 +7,9 @@ bytes over the DRAM bandwidth and the verdict reports your share of that copy ro
 To get near it, move 16 bytes per access: ``load4(x, i)`` and ``store4(out, i, ...)``
 from ``labs.challenges.harness`` read and write floats 4i .. 4i + 3 in one instruction.
 
-Sizes: 2**26 floats per array (quick: 2**24). On a T4 (quick): about 8 s (estimated by
+Sizes: 2**26 floats per array (quick: 2**24). On a T4 (quick): about 9 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
-host's random inputs and reference 0.6 s; each launch moves 201 MB in under 1 ms).
+host's random inputs and reference 1.2 s; each launch moves 201 MB in under 1 ms).
 """
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ it out with consecutive threads on consecutive columns of ``out``. Pad the tile 
 column so the column-wise reads from shared memory do not collide in one bank. The bound
 is the copy's: 8 bytes per element, no FLOPs.
 
-Sizes: n = 8192 (quick: 4096; multiples of 64). On a T4 (quick): about 9 s (estimated by
+Sizes: n = 8192 (quick: 4096; multiples of 64). On a T4 (quick): about 8 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
-host's inputs and reference 1.5 s; each launch moves 134 MB).
+host's inputs and reference 0.8 s; each launch moves 134 MB).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from perfmodel import ops
 
 NAME = "transpose"
 TITLE = "Your turn: a coalesced transpose"
-CHAPTER, SECTION = "08_memory", "Coalescing"
+CHAPTER, SECTION = "08_memory", "Transposes, views and shared memory"
 KERNELS = ("transpose", "launch")
 UNIT = "fp32"
 RTOL, ATOL = 0.0, 0.0

@@ -1,7 +1,7 @@
 """The verdict on a timed challenge kernel: the model's bound for the operation on the GPU
 in hand, the share of it reached, the term that limits it, and the timings it refuses.
 
-Pure arithmetic over perfmodel (no numba, no torch), so it is tested with fake machines
+Pure arithmetic over perfmodel and numpy (no numba, no torch), so it is tested with fake machines
 and synthetic timings. The bound is ``max(F / P, D / B)`` for the challenge's operation
 (its ``perfmodel.ops`` counts: useful FLOPs, compulsory DRAM bytes), with P and B the
 labs' measured roofs for this GPU where a run is recorded under ``labs/results/<gpu>/``
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import pathlib
+
+import numpy as np
 
 from perfmodel import machines
 from perfmodel.ops import Op
@@ -91,3 +93,23 @@ def describe(v: dict) -> str:
              v["reason"],
              f"P from {v['roofs_source']['peak']}; B from {v['roofs_source']['bandwidth']}"]
     return "\n".join(lines)
+
+
+def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
+                atol: float) -> str | None:
+    """None when ``got`` matches ``want`` within rtol/atol; else a sentence naming the
+    first wrong element: its index, the value got, the value expected."""
+    got = np.asarray(got)
+    if got.shape != want.shape:
+        return f"{name} has shape {got.shape}; expected {want.shape}"
+    ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
+    if ok.all():
+        return None
+    flat = int(np.flatnonzero(~ok.ravel())[0])
+    idx = np.unravel_index(flat, want.shape)
+    where = ", ".join(str(int(i)) for i in idx)
+    g, w = got[idx], want[idx]
+    hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
+    wrong = int((~ok).sum())
+    return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of {want.size} "
+            f"elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")

@@ -31,11 +31,11 @@ def softmax(x, y):
     scratch = cuda.shared.array(THREADS, float32)
     row, t = cuda.blockIdx.x, cuda.threadIdx.x
     cols = x.shape[1]
-    m = -math.inf
+    m = float32(-math.inf)
     for j in range(t, cols, THREADS):                # pass 1: the maximum
         m = max(m, x[row, j])
     m = block_combine(m, scratch, True)
-    s = 0.0
+    s = float32(0.0)
     for j in range(t, cols, THREADS):                # pass 2: the sum
         s += math.exp(x[row, j] - m)
     s = block_combine(s, scratch, False)
