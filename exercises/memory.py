@@ -73,7 +73,7 @@ def grown_record_aos_over_soa() -> float:
 
 
 MISALIGN_BYTES = 4            # memory-1: a warp's 32 floats start one float past a sector
-PADDED_ROW = 34               # memory-2: a 32 x 32 float tile with rows padded to 34 words
+PADDED_ROW = 72               # memory-2: a 64 x 64 float tile, rows padded to 72 words
 
 register("memory-1", CHAPTER,
          "A warp reads 32 consecutive FP32 values that start 4 bytes past a 32-byte sector "
@@ -81,10 +81,10 @@ register("memory-1", CHAPTER,
          lambda: 100 * access.contiguous_useful_fraction(MISALIGN_BYTES), unit="%",
          hint="Bytes 4 to 131 touch sectors 0 to 4.")
 register("memory-2", CHAPTER,
-         "Passes a warp needs to read one column of a 32 x 32 FP32 tile in shared memory "
-         "whose rows are padded to 34 words (32 banks of 4 bytes).",
+         "Passes a warp needs to read 32 entries of one column of a 64 x 64 FP32 tile in "
+         "shared memory whose rows are padded to 72 words (32 banks of 4 bytes).",
          lambda: float(access.padded_column_ways(PADDED_ROW)), unit="passes",
-         hint="Lane k reads word 34k, in bank 34k mod 32 = 2k mod 32.")
+         hint="Lane k reads word 72k, in bank 72k mod 32 = 8k mod 32.")
 register("memory-3", CHAPTER,
          "The largest edge T of two square FP16 tiles that fit in 64 KiB of shared memory.",
          largest_fp16_tile_t4, unit="elements",

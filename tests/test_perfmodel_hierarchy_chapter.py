@@ -26,8 +26,11 @@ def test_h200_levels_and_missing_figures():
     assert hierarchy.level_capacity("H200", "registers") == 132 * 256 * 1024
     rows = {r["level"]: r for r in hierarchy.staircase("H200")}
     assert rows["l2"]["bandwidth"] is None and rows["dram"]["bandwidth"] == approx(4.8e12)
-    # B200 has no per-SM figures on record: capacity None, no exception.
-    assert hierarchy.staircase("B200")[0]["capacity"] is None
+    # B200: its register file is on record (CUDA guide, cc 10.0: 65,536 registers an SM, and
+    # the model's 148 SMs); its L1 and L2 sizes are not: capacity None, no exception.
+    b200 = {r["level"]: r for r in hierarchy.staircase("B200")}
+    assert b200["registers"]["capacity"] == 148 * 65536 * 4
+    assert b200["l1"]["capacity"] is None and b200["l2"]["capacity"] is None
     with pytest.raises(ValueError, match="level"):
         hierarchy.level_capacity("T4", "l3")
 
