@@ -96,9 +96,9 @@ register("intensity-6", CH,
 
 register("intensity-7", CH,
          "Smallest tile edge T at which the tile intensity T/s of an FP32 tiled matmul reaches "
-         "the T4's measured FP32 ridge (6.8 TFLOP/s of FMAs over a 230 GB/s copy).",
-         lambda: machines.notes_t4().ridge("fp32") * ops.dtype_bytes("fp32"), unit="elements",
-         hint="Set T / 4 equal to 6.8 TFLOP/s over 230 GB/s.")
+         "the H100's FP32 ridge (66.9 TFLOP/s over 3.35 TB/s, datasheet).",
+         lambda: machines.get("H100").ridge("fp32") * ops.dtype_bytes("fp32"), unit="elements",
+         hint="Set T / 4 equal to 66.9 TFLOP/s over 3.35 TB/s.")
 
 register("intensity-8", CH,
          "Factor by which NVFP4 weights (with their block scales) cut the bytes of a batch-1 "

@@ -15,7 +15,7 @@ N28 = 2 ** 28
 
 EXPECTED = {
     # 2.1: perfect reuse, 1 load + 1 store of 4 bytes per point, 4096^2 points, 320 GB/s.
-    "triage-1": 4096 * 4096 * 8 / T4_BW,
+    "triage-1": 4096 * 4096 * 8 / T4_BW,  # 3x3 blur, perfect reuse: one load, one store
     # 2.3: Welford = 2 reads + 1 write of 8192 x 4096 x 4 bytes at 900 GB/s.
     "triage-2": 3 * 8192 * 4096 * 4 / 900e9,
     # 2.4: 3.35 TB/s x 600 ns / 16 bytes per thread.

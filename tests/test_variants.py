@@ -40,7 +40,7 @@ HAND = {
     "roofline-2": lambda p: (DRAM[p["gpu"]] / 4) / FP32[p["gpu"]],   # 1 add per 4-byte read
     "roofline-3": lambda p: (p["bw"] / 12) / p["peak"],              # 1 add per 12 bytes
     "roofline-4": lambda p: max(p["flops"] / FP32[p["gpu"]], p["bytes"] / DRAM[p["gpu"]]),
-    "roofline-5": lambda p: max(1e12 / p["peak"], p["bytes"] / p["bw"]),
+    "roofline-5": lambda p: max(p["flops"] / p["peak"], p["bytes"] / p["bw"]),
     "roofline-6": lambda p: max(2 * p["d"] ** 2 / TENSOR16[p["gpu"]],
                                 2 * (p["d"] ** 2 + 2 * p["d"]) / DRAM[p["gpu"]]),
     "roofline-7": lambda p: _crossover(TENSOR16[p["gpu"]] / DRAM[p["gpu"]], p["d"]),

@@ -5,6 +5,7 @@ import math
 
 from perfmodel import machines, ops, parallel, roofline
 
+from ..triage import stencil9
 from . import define
 from ._fmt import a, count, dtype, si
 
@@ -54,18 +55,19 @@ define(
 # --- Chapter 3: intensity -------------------------------------------------------------
 
 define(
-    "intensity-2", title="Intensity of an exponential",
-    defaults={"dtype": "fp32", "ops": 10},
-    draw=lambda r: {"dtype": r.choice(DTYPES), "ops": r.randrange(6, 21, 2)},
+    "intensity-2", title="Intensity of softplus",
+    defaults={"dtype": "fp32", "ops": 21},
+    draw=lambda r: {"dtype": r.choice(DTYPES), "ops": r.randrange(13, 32, 2)},
     question=lambda p: (
-        f"Give the **arithmetic intensity in FLOP/byte** of $y_i = \\exp(x_i)$ in "
-        f"{dtype(p['dtype'])}, counting the exponential as about {p['ops']} operations "
-        "(no reuse: read $x$ once, write $y$ once)."),
-    answer=lambda p: ops.exp(2 ** 24, p["dtype"], flops_per_element=p["ops"]).intensity)
+        f"Give the **arithmetic intensity in FLOP/byte** of $y_i = \\log(1 + \\exp(x_i))$ in "
+        f"{dtype(p['dtype'])}, counting the exponential, the logarithm and the add as about "
+        f"{p['ops']} operations together (no reuse: read $x$ once, write $y$ once)."),
+    answer=lambda p: ops.elementwise(2 ** 24, p["ops"], reads=1, writes=1,
+                                     dtype=p["dtype"]).intensity)
 
 define(
     "intensity-4", title="A skinny matrix product",
-    defaults={"m": 16, "k": 4096, "n": 4096, "dtype": "fp32"},
+    defaults={"m": 32, "k": 4096, "n": 4096, "dtype": "bf16"},
     draw=lambda r: {"m": r.choice((1, 2, 4, 8, 16, 32, 64, 128)),
                     "k": r.choice((1024, 2048, 4096, 8192)),
                     "n": r.choice((1024, 2048, 4096, 8192)), "dtype": r.choice(DTYPES)},
@@ -84,10 +86,10 @@ define(
     question=lambda p: (
         f"Give the **speed-of-light time in seconds** on {a(p['gpu'])} (datasheet: "
         f"{si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}, "
-        f"{si(machines.get(p['gpu']).peak_flops('fp32'), 'FLOP/s')} FP32) of one 5-point FP32 "
-        f"stencil sweep over a {count(p['edge'])} × {count(p['edge'])} grid, each input read "
+        f"{si(machines.get(p['gpu']).peak_flops('fp32'), 'FLOP/s')} FP32) of one 3×3 box blur "
+        f"(a 9-point FP32 stencil) over a {count(p['edge'])} × {count(p['edge'])} grid, each input read "
         "once and each output written once."),
-    answer=lambda p: roofline.speed_of_light(p["gpu"], ops.stencil5(p["edge"] ** 2, "perfect")))
+    answer=lambda p: roofline.speed_of_light(p["gpu"], stencil9(p["edge"] ** 2, True)))
 
 define(
     "triage-4", title="Many small kernels",

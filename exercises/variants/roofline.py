@@ -73,16 +73,18 @@ define(
 
 define(
     "roofline-5", title="When cutting bytes stops paying",
-    defaults={"peak": 100e12, "bw": 1e12, "bytes": 5e9},
+    defaults={"peak": 100e12, "bw": 1e12, "bytes": 5e9, "flops": 2e12},
     draw=lambda r: {"peak": r.choice((50, 100, 200)) * 1e12, "bw": r.choice((1, 2)) * 1e12,
-                    "bytes": r.randrange(2, 21) * 1e9},
+                    "bytes": r.randrange(2, 21) * 1e9,
+                    "flops": r.choice((1.5, 2, 3, 4)) * 1e12},
     question=lambda p: (
         f"An imaginary accelerator has {si(p['peak'], 'FLOP/s')} and {si(p['bw'], 'B/s')}. A "
-        f"kernel of $10^{{12}}$ FLOPs has had its traffic cut to {si(p['bytes'], 'B')}. Give "
-        "the **lower bound on its time in seconds**, and say what cutting the bytes further "
-        "would achieve."),
+        f"kernel of $10^{{12}}$ FLOPs recomputes its intermediates instead of storing them: "
+        f"its traffic falls to {si(p['bytes'], 'B')} and its work rises to "
+        f"{si(p['flops'], 'FLOP')}. Give the **lower bound on its time in seconds**, and say "
+        "what cutting the bytes further would achieve."),
     answer=lambda p: roofline.time(_made_up(p, "imaginary accelerator"),
-                                   ops.Op("cut traffic", 1e12, p["bytes"])))
+                                   ops.Op("recomputed", p["flops"], p["bytes"])))
 
 define(
     "roofline-6", title="Decoding a linear layer",
