@@ -15,6 +15,7 @@ import html.parser
 import math
 import pathlib
 import re
+import sys
 from dataclasses import dataclass
 
 import yaml
@@ -29,8 +30,9 @@ def reading_order(root: pathlib.Path = ROOT) -> list[str]:
             if c["file"].startswith("chapters/")]
 
 
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
-_CODE = re.compile(r"^(`{3,})\{code-cell\}.*?^\1[ \t]*$", re.S | re.M)
+sys.path.insert(0, str(ROOT / "scripts"))
+from prose_near import _CODE, _FRONT  # noqa: E402  (one definition of a chapter's parts)
+
 _COMMENT = re.compile(r"^%.*$|<!--.*?-->", re.M | re.S)
 
 
