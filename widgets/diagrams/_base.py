@@ -11,6 +11,7 @@ on the light and the dark theme (book-plotly.js recolours fonts and axes only).
 from __future__ import annotations
 
 import html as _html
+import math
 from typing import Iterable
 
 from ..base import FIGURE_PX, Settings, View
@@ -39,6 +40,17 @@ def size(nbytes: float) -> str:
     if nbytes >= 2 ** 10:
         return f"{units.number(nbytes / 2 ** 10)} KiB"
     return f"{units.number(nbytes)} B"
+
+
+def grid(count: int, x0: float, y0: float, x1: float, y1: float, aspect: float = 1.0):
+    """``count`` cells filling the box row by row (cols chosen for square-ish cells at
+    ``aspect`` = width units per height unit on screen)."""
+    w, h = (x1 - x0) * aspect, y1 - y0
+    cols = max(1, math.ceil(math.sqrt(count * w / h)))
+    rows = math.ceil(count / cols)
+    cw, ch = (x1 - x0) / cols, (y1 - y0) / rows
+    return [(x0 + (k % cols) * cw, y1 - (k // cols + 1) * ch,
+             x0 + (k % cols + 1) * cw, y1 - (k // cols) * ch) for k in range(count)]
 
 
 def rect(x0: float, y0: float, x1: float, y1: float, fill: str, name: str,
@@ -209,5 +221,5 @@ def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     return menu, m.name
 
 
-__all__ = ["machine_menu", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
+__all__ = ["machine_menu", "grid", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
            "size", "FILL", "EDGE", "FONT", "COLORS"]

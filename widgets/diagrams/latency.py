@@ -8,10 +8,9 @@ import math
 
 from perfmodel import little, simt, units
 
-from ..base import Control, Settings, check_choice, with_value
+from ..base import Control, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, boxes_trace, label, machine_menu, rect, text_trace
-from .chips import _grid
+from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, rect, text_trace
 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
@@ -123,7 +122,7 @@ class WarpSlots(Diagram):
                 "bytes": little.bytes_in_flight(m.bandwidth("dram"), self.latency)}
 
     def _cells(self, s):
-        return _grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=self.aspect())
+        return grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=self.aspect())
 
     def picture(self, s):
         m = self.menu[s["machine"]]

@@ -6,13 +6,11 @@ Machine.bandwidth("pcie")).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from perfmodel import access, hierarchy, ops, simt, units
 
-from ..base import Control, Settings, check_choice, with_value
+from ..base import Control, check_choice, with_value
 from ._base import FILL, Diagram, arrow, label, machine_menu, rect, size
 
 LEVEL_NAMES = {"registers": "registers", "l1": "L1 + shared", "l2": "L2 cache",
