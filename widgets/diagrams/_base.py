@@ -14,7 +14,7 @@ import html as _html
 import math
 from typing import Iterable
 
-from ..base import FIGURE_PX, Settings, View
+from ..base import FIGURE_PX, Control, Settings, View
 from ..style import COLORS
 
 #: Line colour of boxes: a grey that reads on white and on the dark theme's background.
@@ -24,6 +24,9 @@ FILL = {"chip": "rgba(76,120,168,0.30)", "dram": "rgba(157,117,93,0.35)",
         "host": "rgba(127,127,127,0.25)", "compute": "rgba(44,160,44,0.40)",
         "idle": "rgba(158,158,158,0.18)", "hot": "rgba(228,87,86,0.55)",
         "warm": "rgba(245,133,24,0.45)", "cool": "rgba(76,120,168,0.55)"}
+#: Kept off screen but read by screen readers (a diagram's description).
+OFF_SCREEN = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
+              "clip:rect(0,0,0,0);white-space:nowrap;border:0")
 #: Font size (px) of a diagram's labels: the book's figures' 12 px.
 FONT = 12
 
@@ -143,6 +146,10 @@ class Diagram(View):
     def describe(self, s: Settings) -> str:
         raise NotImplementedError
 
+    def machine_control(self, label: str = "GPU") -> Control:
+        """The machine dropdown over ``self.menu`` (from :func:`machine_menu`)."""
+        return Control("machine", label, list(self.menu), self._initial["machine"], "dropdown")
+
     def traces(self, s: Settings) -> list[dict]:
         # An invisible anchor keeps the axes (and so the shapes' coordinates) in place.
         anchor = {"type": "scatter", "mode": "lines", "x": list(self.xrange),
@@ -184,10 +191,13 @@ class Diagram(View):
         body = super().static_html(fig)
         cap, desc = self.alt_text()
         uid = f"{self.name}-desc-{id(self):x}"
+        # Inline styles too: a notebook page has none of the site's book.css.
         return (f'<figure class="book-diagram" role="group" aria-label="{_html.escape(cap)}" '
-                f'aria-describedby="{uid}">{body}'
-                f'<figcaption class="book-diagram-caption">{_html.escape(cap)}</figcaption>'
-                f'<p class="book-diagram-desc" id="{uid}">{_html.escape(desc)}</p></figure>')
+                f'aria-describedby="{uid}" style="margin:0 0 1rem 0">{body}'
+                f'<figcaption class="book-diagram-caption" style="font-size:0.9em">'
+                f'{_html.escape(cap)}</figcaption>'
+                f'<p class="book-diagram-desc" id="{uid}" style="{OFF_SCREEN}">'
+                f'{_html.escape(desc)}</p></figure>')
 
     def live(self):
         live = super().live()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from perfmodel import clocks, machines, units
 
-from ..base import Control, Settings
+from ..base import Settings
 from ._base import FILL, Diagram, grid, label, machine_menu, rect, size
 
 #: Warp schedulers (SM sub-partitions) per SM on Turing, Ampere, Hopper and Blackwell
@@ -31,8 +31,7 @@ class MachineDiagram(Diagram):
         super().__init__(machine=name)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"],
-                        "dropdown")]
+        return [self.machine_control()]
 
     def m(self, s: Settings):
         return self.menu[s["machine"]]

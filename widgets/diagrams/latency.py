@@ -108,7 +108,7 @@ class WarpSlots(Diagram):
         super().__init__(machine=name, loads=loads_per_thread)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("loads", "loads in flight per thread", [1, 2, 4, 8],
                         self._initial["loads"], "slider")]
 

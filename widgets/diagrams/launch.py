@@ -31,7 +31,7 @@ class LaunchLadder(Diagram):
         super().__init__(machine=name, block=block)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("block", "block", BLOCKS, self._initial["block"], "dropdown",
                         lambda b: f"{b} threads")]
 

@@ -35,7 +35,7 @@ class MemoryStaircase(Diagram):
         super().__init__(machine=name)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown")]
+        return [self.machine_control()]
 
     def rows(self, s) -> list[dict]:
         m = self.menu[s["machine"]]
@@ -217,7 +217,7 @@ class PCIePath(Diagram):
         super().__init__(machine=name, where="pageable")
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("where", "data starts", ["pageable", "pinned", "device"], "pageable",
                         "dropdown", {"pageable": "in pageable host memory",
                                      "pinned": "in pinned host memory",

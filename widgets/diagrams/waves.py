@@ -30,7 +30,7 @@ class WavesOverSMs(Diagram):
         super().__init__(machine=name, n=n)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("n", "matrix size n", self.sizes, self._initial["n"], "slider",
                         lambda n: f"{n:,}")]
 
