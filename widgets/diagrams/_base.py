@@ -49,7 +49,11 @@ def grid(count: int, x0: float, y0: float, x1: float, y1: float, aspect: float =
     """``count`` cells filling the box row by row (cols chosen for square-ish cells at
     ``aspect`` = width units per height unit on screen)."""
     w, h = (x1 - x0) * aspect, y1 - y0
-    cols = max(1, math.ceil(math.sqrt(count * w / h)))
+    ideal = max(1.0, math.sqrt(count * w / h))
+    # a column count that divides count fills every row, where one is near the ideal
+    exact = min((c for c in range(1, count + 1) if count % c == 0),
+                key=lambda c: abs(math.log(c / ideal)), default=1)
+    cols = exact if abs(math.log(exact / ideal)) < math.log(1.6) else math.ceil(ideal)
     rows = math.ceil(count / cols)
     cw, ch = (x1 - x0) / cols, (y1 - y0) / rows
     return [(x0 + (k % cols) * cw, y1 - (k // cols + 1) * ch,
