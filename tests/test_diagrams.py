@@ -440,3 +440,30 @@ def test_live_view_moves_with_its_control(name):
         lanes = [sh for sh in live.figure.layout.shapes if sh.name == "lane"]
         assert len(lanes) == machines.get("H200").fp32_lanes_per_sm
     assert "<em>" in live.box.children[-1].value
+
+
+@pytest.mark.browser
+def test_on_the_site_nothing_moves_under_reduced_motion(open_page):
+    """The built gallery with the reader's reduced-motion setting: the diagrams' slider
+    rails have no CSS transition, no step slider advances by itself, and each diagram's
+    description is what its aria-describedby names."""
+    p = open_page("appendix/gallery.html")
+    page = p.page
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+    read = """() => Array.from(document.querySelectorAll('figure.book-diagram')).map(f => {
+        const gd = f.querySelector('.js-plotly-plot');
+        const desc = document.getElementById(f.getAttribute('aria-describedby'));
+        const grip = f.querySelector('.slider-grip-rect');
+        return {active: (gd.layout.sliders || []).map(s => s.active),
+                desc: desc ? desc.textContent : '', caption: f.querySelector('figcaption').textContent,
+                transition: grip ? getComputedStyle(grip).transitionDuration : '0s'};
+    })"""
+    before = page.evaluate(read)
+    page.wait_for_timeout(1500)
+    after = page.evaluate(read)
+    assert len(before) == len(diagrams.DIAGRAMS)
+    assert [b["active"] for b in before] == [a["active"] for a in after]
+    for f in after:
+        assert f["desc"] and f["caption"] and f["transition"] in ("0s", "")
+    assert p.errors == [] and p.blocked == []

@@ -145,3 +145,32 @@ def test_problems_reads_the_boxes_it_is_given():
     got = legibility.problems(frame)
     assert got == ["clipped title 'c'", "overlap: tick 'a' and tick 'b'",
                    "e-notation: tick '1e+15'", "legend covers 1 drawn point(s)"]
+
+
+# --- the diagrams (widgets/diagrams), each one by name -----------------------------------
+
+@pytest.mark.parametrize("width, theme", VIEWS)
+def test_every_diagram_is_legible(site, open_page, width, theme):
+    """Every diagram, found by its name on the gallery page (which draws each one), passes
+    the probe in this view; its screenshot is saved under _build/screenshots/diagrams/."""
+    from widgets import diagrams
+
+    want = {getattr(diagrams, name)().name for name, _chapter in diagrams.DIAGRAMS}
+    folder = SCREENSHOTS / "diagrams"
+    folder.mkdir(parents=True, exist_ok=True)
+    p = open_page("appendix/gallery.html", width=width, height=900, theme=theme)
+    p.page.wait_for_timeout(150)
+    found, seen = {}, set()
+    for k, fig in enumerate(p.page.evaluate(legibility.PROBE)):
+        name = re.sub(r"^book-figure-|-\d+$", "", fig["id"])
+        if name not in want:
+            continue
+        seen.add(name)
+        p.figure_screenshot(k, folder / f"{name}-{width}-{theme}.png")
+        probs = legibility.problems(fig)
+        if probs:
+            found[name] = probs
+    p.page.context.close()
+    assert seen == want, f"diagrams not drawn on the gallery: {sorted(want - seen)}"
+    report = "\n".join(f"{k}:\n    " + "\n    ".join(v[:6]) for k, v in found.items())
+    assert not found, f"{len(found)} diagrams at {width} px, {theme}, are hard to read:\n{report}"

@@ -32,6 +32,10 @@ def _outputs() -> list[tuple[str, str, int]]:
     out.append(("StaticFigure", sf._repr_mimebundle_()["text/html"], len(fig.data)))
     w = widgets.amdahl_gustafson()
     out.append(("widget static twin", w.static_html(), len(w.static_figure().data)))
+    from widgets import diagrams
+
+    d = diagrams.flash_loop()
+    out.append(("diagram", d.static_html(), len(d.static_figure().data)))
     return out
 
 

@@ -11,9 +11,10 @@ on the light and the dark theme (book-plotly.js recolours fonts and axes only).
 from __future__ import annotations
 
 import html as _html
+import math
 from typing import Iterable
 
-from ..base import FIGURE_PX, Settings, View
+from ..base import FIGURE_PX, Control, Settings, View
 from ..style import COLORS
 
 #: Line colour of boxes: a grey that reads on white and on the dark theme's background.
@@ -23,6 +24,9 @@ FILL = {"chip": "rgba(76,120,168,0.30)", "dram": "rgba(157,117,93,0.35)",
         "host": "rgba(127,127,127,0.25)", "compute": "rgba(44,160,44,0.40)",
         "idle": "rgba(158,158,158,0.18)", "hot": "rgba(228,87,86,0.55)",
         "warm": "rgba(245,133,24,0.45)", "cool": "rgba(76,120,168,0.55)"}
+#: Kept off screen but read by screen readers (a diagram's description).
+OFF_SCREEN = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
+              "clip:rect(0,0,0,0);white-space:nowrap;border:0")
 #: Font size (px) of a diagram's labels: the book's figures' 12 px.
 FONT = 12
 
@@ -39,6 +43,21 @@ def size(nbytes: float) -> str:
     if nbytes >= 2 ** 10:
         return f"{units.number(nbytes / 2 ** 10)} KiB"
     return f"{units.number(nbytes)} B"
+
+
+def grid(count: int, x0: float, y0: float, x1: float, y1: float, aspect: float = 1.0):
+    """``count`` cells filling the box row by row (cols chosen for square-ish cells at
+    ``aspect`` = width units per height unit on screen)."""
+    w, h = (x1 - x0) * aspect, y1 - y0
+    ideal = max(1.0, math.sqrt(count * w / h))
+    # a column count that divides count fills every row, where one is near the ideal
+    exact = min((c for c in range(1, count + 1) if count % c == 0),
+                key=lambda c: abs(math.log(c / ideal)), default=1)
+    cols = exact if abs(math.log(exact / ideal)) < math.log(1.6) else math.ceil(ideal)
+    rows = math.ceil(count / cols)
+    cw, ch = (x1 - x0) / cols, (y1 - y0) / rows
+    return [(x0 + (k % cols) * cw, y1 - (k // cols + 1) * ch,
+             x0 + (k % cols + 1) * cw, y1 - (k // cols) * ch) for k in range(count)]
 
 
 def rect(x0: float, y0: float, x1: float, y1: float, fill: str, name: str,
@@ -131,6 +150,10 @@ class Diagram(View):
     def describe(self, s: Settings) -> str:
         raise NotImplementedError
 
+    def machine_control(self, label: str = "GPU") -> Control:
+        """The machine dropdown over ``self.menu`` (from :func:`machine_menu`)."""
+        return Control("machine", label, list(self.menu), self._initial["machine"], "dropdown")
+
     def traces(self, s: Settings) -> list[dict]:
         # An invisible anchor keeps the axes (and so the shapes' coordinates) in place.
         anchor = {"type": "scatter", "mode": "lines", "x": list(self.xrange),
@@ -172,10 +195,13 @@ class Diagram(View):
         body = super().static_html(fig)
         cap, desc = self.alt_text()
         uid = f"{self.name}-desc-{id(self):x}"
+        # Inline styles too: a notebook page has none of the site's book.css.
         return (f'<figure class="book-diagram" role="group" aria-label="{_html.escape(cap)}" '
-                f'aria-describedby="{uid}">{body}'
-                f'<figcaption class="book-diagram-caption">{_html.escape(cap)}</figcaption>'
-                f'<p class="book-diagram-desc" id="{uid}">{_html.escape(desc)}</p></figure>')
+                f'aria-describedby="{uid}" style="margin:0 0 1rem 0">{body}'
+                f'<figcaption class="book-diagram-caption" style="font-size:0.9em">'
+                f'{_html.escape(cap)}</figcaption>'
+                f'<p class="book-diagram-desc" id="{uid}" style="{OFF_SCREEN}">'
+                f'{_html.escape(desc)}</p></figure>')
 
     def live(self):
         live = super().live()
@@ -209,5 +235,5 @@ def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     return menu, m.name
 
 
-__all__ = ["machine_menu", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
+__all__ = ["machine_menu", "grid", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
            "size", "FILL", "EDGE", "FONT", "COLORS"]

@@ -129,7 +129,7 @@ class TwoBudgets(Diagram):
         super().__init__(machine=name, op=op)
 
     def controls(self):
-        return [Control("machine", "machine", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control("machine"),
                 Control("op", "operation", list(OPS), self._initial["op"], "dropdown")]
 
     def times(self, s) -> dict:

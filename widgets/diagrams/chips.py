@@ -7,27 +7,14 @@ from ``Machine.hardware``, the peak from ``perfmodel.clocks.peak``.
 """
 from __future__ import annotations
 
-import math
-
 from perfmodel import clocks, machines, units
 
-from ..base import Control, Settings
-from ._base import FILL, Diagram, label, machine_menu, rect, size
+from ..base import Settings
+from ._base import FILL, Diagram, grid, label, machine_menu, rect, size
 
 #: Warp schedulers (SM sub-partitions) per SM on Turing, Ampere, Hopper and Blackwell
 #: (NVIDIA's architecture whitepapers): each issues one warp's instruction per cycle.
 SCHEDULERS_PER_SM = 4
-
-
-def _grid(count: int, x0: float, y0: float, x1: float, y1: float, aspect: float = 1.0):
-    """``count`` cells filling the box row by row (cols chosen for square-ish cells at
-    ``aspect`` = width units per height unit on screen)."""
-    w, h = (x1 - x0) * aspect, y1 - y0
-    cols = max(1, math.ceil(math.sqrt(count * w / h)))
-    rows = math.ceil(count / cols)
-    cw, ch = (x1 - x0) / cols, (y1 - y0) / rows
-    return [(x0 + (k % cols) * cw, y1 - (k // cols + 1) * ch,
-             x0 + (k % cols + 1) * cw, y1 - (k // cols) * ch) for k in range(count)]
 
 
 def _per_cycle(m) -> float:
@@ -44,8 +31,7 @@ class MachineDiagram(Diagram):
         super().__init__(machine=name)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"],
-                        "dropdown")]
+        return [self.machine_control()]
 
     def m(self, s: Settings):
         return self.menu[s["machine"]]
@@ -69,7 +55,7 @@ class TransistorBets(MachineDiagram):
               rect(52, 0, 100, 78, FILL["host"], "die"),
               rect(54, 2, 98, 10, FILL["chip"], "cache")]
         sh += [rect(*c, FILL["compute"], "sm", width=0.6)
-               for c in _grid(m.sms, 54, 12, 98, 76, aspect=self.aspect())]
+               for c in grid(m.sms, 54, 12, 98, 76, aspect=self.aspect())]
         notes = [label(22, 57, "control: branch prediction,<br>out-of-order, prefetch"),
                  label(22, 14, "large caches"), label(12, 32, "core"), label(32, 32, "core"),
                  label(76, 6, "L2 cache, shared by every SM", size=11),
@@ -115,7 +101,7 @@ class SMAnatomy(MachineDiagram):
             sh.append(rect(x0 + 1, 77, x0 + 22, 85, FILL["warm"], "scheduler"))
             notes.append(label(x0 + 11.5, 81, "warp scheduler", size=11))
             sh += [rect(*c, FILL["compute"], "lane", width=0.5)
-                   for c in _grid(q, x0 + 1, 38, x0 + 22, 75, aspect=self.aspect())]
+                   for c in grid(q, x0 + 1, 38, x0 + 22, 75, aspect=self.aspect())]
         regs = self._fact(m, "registers_per_sm_bytes")
         l1 = self._fact(m, "l1_shared_per_sm_bytes")
         thr = self._fact(m, "max_threads_per_sm")

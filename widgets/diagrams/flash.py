@@ -23,7 +23,7 @@ class FlashLoop(Diagram):
     height = 420
     xrange, yrange = (0, 100), (0, 100)
 
-    def __init__(self, seq: int = 1024, head_dim: int = 64, block: int = 256,
+    def __init__(self, seq: int = 512, head_dim: int = 64, block: int = 128,
                  dtype_bytes: float = 2.0):
         self.seq = with_value([], seq, "seq", 1, 2 ** 20, integer=True)[0]
         self.d = with_value([], head_dim, "head_dim", 1, 1024, integer=True)[0]
@@ -178,7 +178,7 @@ class SoftmaxMerge(Diagram):
                 f"{units.number(float(hist[-1]['output']))}, the direct softmax-weighted sum.")
 
 
-def flash_loop(seq: int = 1024, head_dim: int = 64, block: int = 256,
+def flash_loop(seq: int = 512, head_dim: int = 64, block: int = 128,
                dtype_bytes: float = 2.0) -> FlashLoop:
     """FlashAttention's block loop for ``seq`` positions in blocks of ``block`` rows,
     stepped pair by pair with the HBM bytes counted (chapter 10)."""

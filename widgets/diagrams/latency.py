@@ -8,10 +8,9 @@ import math
 
 from perfmodel import little, simt, units
 
-from ..base import Control, Settings, check_choice, with_value
+from ..base import Control, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, boxes_trace, label, machine_menu, rect, text_trace
-from .chips import _grid
+from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, rect, text_trace
 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
@@ -109,7 +108,7 @@ class WarpSlots(Diagram):
         super().__init__(machine=name, loads=loads_per_thread)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("loads", "loads in flight per thread", [1, 2, 4, 8],
                         self._initial["loads"], "slider")]
 
@@ -123,7 +122,7 @@ class WarpSlots(Diagram):
                 "bytes": little.bytes_in_flight(m.bandwidth("dram"), self.latency)}
 
     def _cells(self, s):
-        return _grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=self.aspect())
+        return grid(self.counts(s)["slots"], 0, 8, 100, 80, aspect=self.aspect())
 
     def picture(self, s):
         m = self.menu[s["machine"]]

@@ -9,8 +9,7 @@ from perfmodel import simt, units
 
 from ..base import Control, Settings, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, label, machine_menu, rect, text_trace
-from .chips import _grid
+from ._base import FILL, Diagram, grid, label, machine_menu, rect, text_trace
 
 BLOCKS = [64, 128, 256, 512, 1024]
 BLOCKS_SHOWN = 12        # blocks of the grid drawn before an ellipsis
@@ -32,7 +31,7 @@ class LaunchLadder(Diagram):
         super().__init__(machine=name, block=block)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("block", "block", BLOCKS, self._initial["block"], "dropdown",
                         lambda b: f"{b} threads")]
 
@@ -52,16 +51,16 @@ class LaunchLadder(Diagram):
         if c["blocks"] > shown:
             notes.append(label(shown * 6.2 + 1, 89, "…", xanchor="left"))
         sh += [rect(*cell, FILL["compute"], "sm", width=0.6)
-               for cell in _grid(m.sms, 0, 50, 100, 76, aspect=self.aspect())]
+               for cell in grid(m.sms, 0, 50, 100, 76, aspect=self.aspect())]
         resident = (f"; each holds at most {c['per_sm']} such blocks" if c["per_sm"] else "")
         notes.append(label(0, 81, f"{m.name}: {m.sms} SMs{resident}", xanchor="left"))
         w = c["warps_per_block"]
         sh.append(rect(0, 8, 46, 40, FILL["idle"], "one-block"))
-        sh += [rect(*cell, FILL["warm"], "warp", width=0.6) for cell in _grid(w, 1, 10, 45, 34, aspect=self.aspect())]
+        sh += [rect(*cell, FILL["warm"], "warp", width=0.6) for cell in grid(w, 1, 10, 45, 34, aspect=self.aspect())]
         notes.append(label(0, 44, f"one block: {w} warps", xanchor="left"))
         sh.append(rect(52, 8, 100, 40, FILL["idle"], "one-warp"))
         sh += [rect(*cell, FILL["cool"], "lane", width=0.6)
-               for cell in _grid(simt.WARP, 53, 10, 99, 34, aspect=self.aspect())]
+               for cell in grid(simt.WARP, 53, 10, 99, 34, aspect=self.aspect())]
         notes.append(label(52, 44, f"one warp: {simt.WARP} lanes, one instruction at a time",
                            xanchor="left"))
         notes.append(label(0, 2, f"{units.count(c['warps'])} warps in all", xanchor="left",
@@ -81,7 +80,7 @@ def _mask_colors(paths: int) -> list:
     paths + 1 (an instruction every lane runs)."""
     pal = COLORS["ops"]
     cols = (["rgba(158,158,158,0.25)"] + [pal[i % len(pal)] for i in range(paths)]
-            + [COLORS["roof"]])
+            + [COLORS["ridge"]])
     n = len(cols)
     return [[edge, c] for i, c in enumerate(cols) for edge in (i / n, (i + 1) / n)]
 
@@ -142,17 +141,23 @@ class BranchMask(Diagram):
         text = (f"cycles (instructions issued): {t}<br>lane-slots used: {used} of "
                 f"{simt.WARP * t} ({units.percent(used / (simt.WARP * t))})<br>"
                 f"passes so far: {passes} of {total}<br>now: {prog[t - 1][0]}")
-        return [heat, text_trace(-0.5, len(prog) + 2.6, text, "counters", size=12)]
+        return [heat, text_trace(-0.5, len(prog) + 3.0, text, "counters", size=12)]
 
     def layout(self, s):
         lay = super().layout(s)
-        lay["yaxis"]["range"] = [len(self.program(s)) + 5.4, -1.6]
+        lay["yaxis"]["range"] = [len(self.program(s)) + 5.6, -1.6]
         return lay
 
     def picture(self, s):
         notes = [label(0, -1.0, "lane 0", size=11, xanchor="left"),
                  label(31, -1.0, "lane 31", size=11, xanchor="right"),
                  label(15.5, -1.0, "time runs down ↓", size=11)]
+        pal = _mask_colors(s["paths"])[1::2]
+        key = [f"<span style='color:{pal[-1][1]}'>■</span> every lane"] + [
+            f"<span style='color:{pal[p + 1][1]}'>■</span> path {p}" for p in range(s["paths"])]
+        key.append(f"<span style='color:{pal[0][1]}'>■</span> masked off")
+        notes.append(label(-0.5, len(self.program(s)) + 0.9, "  ".join(key), size=11,
+                           xanchor="left"))
         return [], notes
 
     def describe(self, s):

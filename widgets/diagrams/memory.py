@@ -6,13 +6,11 @@ Machine.bandwidth("pcie")).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from perfmodel import access, hierarchy, ops, simt, units
 
-from ..base import Control, Settings, check_choice, with_value
+from ..base import Control, check_choice, with_value
 from ._base import FILL, Diagram, arrow, label, machine_menu, rect, size
 
 LEVEL_NAMES = {"registers": "registers", "l1": "L1 + shared", "l2": "L2 cache",
@@ -37,7 +35,7 @@ class MemoryStaircase(Diagram):
         super().__init__(machine=name)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown")]
+        return [self.machine_control()]
 
     def rows(self, s) -> list[dict]:
         m = self.menu[s["machine"]]
@@ -219,7 +217,7 @@ class PCIePath(Diagram):
         super().__init__(machine=name, where="pageable")
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("where", "data starts", ["pageable", "pinned", "device"], "pageable",
                         "dropdown", {"pageable": "in pageable host memory",
                                      "pinned": "in pinned host memory",

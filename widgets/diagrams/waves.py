@@ -6,8 +6,7 @@ from __future__ import annotations
 from perfmodel import units, waves
 
 from ..base import Control, with_value
-from ._base import FILL, Diagram, boxes_trace, label, machine_menu, text_trace, texts_trace
-from .chips import _grid
+from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, text_trace, texts_trace
 
 SIZES = [1024, 1536, 1792, 1793, 2048, 2049, 2304]
 MAX_WAVES = 6
@@ -31,7 +30,7 @@ class WavesOverSMs(Diagram):
         super().__init__(machine=name, n=n)
 
     def controls(self):
-        return [Control("machine", "GPU", list(self.menu), self._initial["machine"], "dropdown"),
+        return [self.machine_control(),
                 Control("n", "matrix size n", self.sizes, self._initial["n"], "slider",
                         lambda n: f"{n:,}")]
 
@@ -47,7 +46,7 @@ class WavesOverSMs(Diagram):
             raise ValueError(f"n = {s['n']} gives {x['waves']} waves; at most {MAX_WAVES} are drawn")
         busy, idle, lx, ly, lt = [], [], [], [], []
         for w, b in enumerate(x["busy"]):
-            cells = _grid(x["sms"], w * PANEL + 1, 14, (w + 1) * PANEL - 1, 80, aspect=self.aspect())
+            cells = grid(x["sms"], w * PANEL + 1, 14, (w + 1) * PANEL - 1, 80, aspect=self.aspect())
             busy += cells[:b]
             idle += cells[b:]
             lx.append(w * PANEL + PANEL / 2)
