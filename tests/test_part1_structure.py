@@ -146,6 +146,15 @@ def _page(stem: str) -> str:
     return source_before_exercises(_text(stem))
 
 
+#: Exercises whose answer a page prints only as another quantity, each with the reason; the
+#: test fails if the number is no longer printed there (the entry is then stale).
+COINCIDENCES = {
+    "memory-2": "bank passes (8); every power of two from 1 to 32 is printed in chapter 8's "
+                "profiler table as sectors per request, and the only bank count the chapter "
+                "works is 2 passes for 34-word rows",
+}
+
+
 @pytest.mark.parametrize("stem", BOOK)
 def test_no_exercise_asks_for_a_number_printed_above_it(stem):
     printed = printed_numbers(_page(stem))
@@ -154,6 +163,9 @@ def test_no_exercise_asks_for_a_number_printed_above_it(stem):
     for ex in registry.all_exercises():
         if ex.chapter == chapter:
             hits = shows_answer(ex.answer, ex.unit, printed, ex.rel_tol)
+            if ex.id in COINCIDENCES:
+                assert hits, f"{ex.id} is no longer printed above it: drop it from COINCIDENCES"
+                continue
             if hits:
                 found.append(f"{ex.id} (answer {ex.answer:.4g} {ex.unit}) is printed above it "
                              f"as {', '.join(sorted(set(hits)))}")
