@@ -70,15 +70,11 @@ def test_glossary_sends_the_reader_to_each_terms_home():
                 f"its home is {c.chapter}")
 
 
-#: Glossary terms that point at a chapter but have no home section in concepts.yml yet.
-NO_HOME_YET = {"Issue slot"}  # chapter 4 names "instruction-issue slots" only in passing
-
-
 @pytest.mark.parametrize("part", [PART1, PART2], ids=["part1", "part2"])
 def test_every_glossary_term_has_a_home(part):
     listed = {t for c in concept_homes() for t in c.terms}
     for term, definition in glossary_terms().items():
-        if first_link(definition) in part and term not in NO_HOME_YET:
+        if first_link(definition) in part:
             assert term in listed, f"{term!r} (taught in {first_link(definition)}) is missing from concepts.yml"
 
 
