@@ -1,5 +1,6 @@
-"""The book is a course (Part I, then Part II over the same tests, issue 25): one home per idea, each term defined before it is used, exercises
-that do not re-ask what the chapter printed, and prose in the book's own words.
+"""The book is a course, Part I and Part II alike (issues 24 and 25): one home per idea, each
+term defined before it is used, exercises that do not re-ask what the chapter printed, and
+prose in the book's own words (the chapters, the landing page and the appendix).
 
 The homes are written down once, in chapters/concepts.yml; the glossary must send a reader
 to the same chapter. The re-ask test reads the built site when there is one (the glued
