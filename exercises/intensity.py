@@ -35,7 +35,7 @@ def knob_turn(machine) -> float:
 #: and log about 10 operations each, and one add), a 5x5 convolution (25 FMAs per output).
 HORNER_FMAS, SOFTPLUS_FLOPS, CONV5_FMAS = 3, 21, 25
 #: The skinny GEMM's batch: 32 sequences decoded at once, in BF16.
-SKINNY_BATCH = 32
+SKINNY_BATCH = 48
 
 register("intensity-1", CH,
          "Arithmetic intensity of y[i] = ((a x[i] + b) x[i] + c) x[i] + d (Horner's rule) in "
@@ -60,7 +60,7 @@ register("intensity-3", CH,
          hint="25 multiply-adds per output; with tiling, one 4-byte load and one 4-byte store.")
 
 register("intensity-4", CH,
-         "Arithmetic intensity of C = A B with A 32x4096 and B 4096x4096 in BF16 "
+         "Arithmetic intensity of C = A B with A 48x4096 and B 4096x4096 in BF16 "
          "(read A and B once, write C once).",
          lambda: ops.gemm(SKINNY_BATCH, D, D, "bf16").intensity, unit="FLOP/byte",
          hint="The 4096 x 4096 weights dominate the bytes; two bytes per number.")

@@ -20,10 +20,11 @@ REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
 T4_STAIRCASE = machines.notes_t4()
 
 
-def largest_fp16_tile_t4() -> float:
-    """memory-3: two square FP16 tiles in the most shared memory a T4 block can have."""
+def largest_fp32_tile_t4() -> float:
+    """memory-3: two square FP32 tiles in the most shared memory a T4 block can have (the
+    chapter's tile table works FP32 in 48 KiB and BF16 in an H200 block)."""
     return hierarchy.largest_tile(machines.get("T4").hardware("shared_per_block_bytes"),
-                                  elem_bytes=2)
+                                  elem_bytes=4)
 
 
 def b200_bf16_ridge_tile() -> float:
@@ -44,8 +45,8 @@ def aos_position_time() -> float:
     return moved / machines.get("A100").bandwidth("dram")
 
 
-def transpose_naive_over_tiled(elem_bytes: int = 2) -> float:
-    """memory-7: naive over tiled transpose traffic, FP16 by default."""
+def transpose_naive_over_tiled(elem_bytes: int = 1) -> float:
+    """memory-7: naive over tiled transpose traffic, one-byte (FP8) elements by default."""
     return (hierarchy.transpose_bytes(TRANSPOSE_N, elem_bytes, piece=32, tiled=False)
             / hierarchy.transpose_bytes(TRANSPOSE_N, elem_bytes, piece=32, tiled=True))
 
@@ -63,11 +64,11 @@ def l2_reuse_time() -> float:
     return REUSE_PASSES * REUSE_MB / T4_STAIRCASE.bandwidth("l2")
 
 
-GROWN_BYTES, GROWN_FIELDS = 36, [28, 32]   # memory-10: a 36-byte record, its last two fields
+GROWN_BYTES, GROWN_FIELDS = 40, [32, 36]   # memory-10: a 40-byte record, its last two fields
 
 
 def grown_record_aos_over_soa() -> float:
-    """AoS over SoA traffic for the last two FP32 fields of 36-byte records."""
+    """AoS over SoA traffic for the last two FP32 fields of 40-byte records."""
     return (hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="aos")
             / hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="soa"))
 
@@ -86,9 +87,9 @@ register("memory-2", CHAPTER,
          lambda: float(access.padded_column_ways(PADDED_ROW)), unit="passes",
          hint="Lane k reads word 72k, in bank 72k mod 32 = 8k mod 32.")
 register("memory-3", CHAPTER,
-         "The largest edge T of two square FP16 tiles that fit in 64 KiB of shared memory.",
-         largest_fp16_tile_t4, unit="elements",
-         hint="2 x T^2 x 2 bytes <= 65,536 bytes; take the whole number below the root.")
+         "The largest edge T of two square FP32 tiles that fit in 64 KiB of shared memory.",
+         largest_fp32_tile_t4, unit="elements",
+         hint="2 x T^2 x 4 bytes <= 65,536 bytes; take the whole number below the root.")
 register("memory-4", CHAPTER,
          "The smallest tile edge T whose BF16 step intensity T/2 reaches the B200's dense "
          "BF16 tensor-core ridge (2.25 PFLOP/s over 8 TB/s).",
@@ -105,10 +106,10 @@ register("memory-6", CHAPTER,
          aos_position_time, unit="s",
          hint="x, y and z share one 32-byte sector per particle: 32 bytes moved each.")
 register("memory-7", CHAPTER,
-         "Bytes moved by a naive 8192 x 8192 FP16 transpose (coalesced reads, column-wise "
+         "Bytes moved by a naive 8192 x 8192 FP8 transpose (coalesced reads, column-wise "
          "writes, 32-byte sectors, nothing merged) over those of a tiled one.",
          transpose_naive_over_tiled, unit="x",
-         hint="Naive: 2 bytes read + one 32-byte sector written per element; tiled: 2 + 2.")
+         hint="Naive: 1 byte read + one 32-byte sector written per element; tiled: 1 + 1.")
 register("memory-8", CHAPTER,
          "Predicted slowdown of a random FP64 gather out[i] = x[idx[i]] from DRAM (64-byte "
          "bursts) against the same kernel with the indices in order, counting the 4-byte "
@@ -121,8 +122,8 @@ register("memory-9", CHAPTER,
          l2_reuse_time, unit="s",
          hint="50 x 2 MB at 1.1 TB/s.")
 register("memory-10", CHAPTER,
-         "Bytes moved to read the last two FP32 fields (bytes 28 to 35) of 36-byte records "
+         "Bytes moved to read the last two FP32 fields (bytes 32 to 39) of 40-byte records "
          "as an array of structures over those as a structure of arrays.",
          grown_record_aos_over_soa, unit="x",
-         hint="A warp's 32 records span 1,152 contiguous bytes; which of its 36 sectors are "
+         hint="A warp's 32 records span 1,280 contiguous bytes; which of its 40 sectors are "
               "touched?")

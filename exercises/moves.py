@@ -37,8 +37,13 @@ def t4_cublas_fraction_at_clock() -> float:
     return flops / clocks.peak(t4.sms, t4.fp32_lanes_per_sm, clock)
 
 
-def t4_tensor_peak_at_570() -> float:
-    return machines.get("T4").with_clock(T4_TENSOR_HOLD[1]).peak_flops("fp16_tensor")
+#: moves-3's transfer: an A100 held at its base clock under long matmuls (the chapter works
+#: the T4's tensor cores at their held 570 MHz).
+A100_HELD_CLOCK_HZ = 1095e6
+
+
+def a100_tensor_peak_at_base_clock() -> float:
+    return machines.get("A100").with_clock(A100_HELD_CLOCK_HZ).peak_flops("fp16_tensor")
 
 
 def t4_fma_power_for_full_clock() -> float:
@@ -46,8 +51,9 @@ def t4_fma_power_for_full_clock() -> float:
     return clocks.power_at_clock(clocks.watts_per_hz(watts, clock), clocks.T4_MAX_CLOCK_HZ)
 
 
-def h200_tensor_peak_at_held_clock() -> float:
-    return machines.get("H200").with_clock(H200_TENSOR_CLOCK_HZ).peak_flops("fp16_tensor")
+def h200_fp8_peak_at_held_clock() -> float:
+    """The H200's FP8 tensor peak at the clock its FP16 matmuls held (the chapter works FP16)."""
+    return machines.get("H200").with_clock(H200_TENSOR_CLOCK_HZ).peak_flops("fp8_tensor")
 
 
 def burst_products_in_window() -> float:
@@ -59,10 +65,11 @@ def b200_gemv_nvfp4_time() -> float:
     return GEMV_D * GEMV_D * ops.dtype_bytes("nvfp4") / b200.bandwidth("dram")
 
 
-def h200_fp8_batch_at_ridge() -> float:
+def b200_fp8_batch_at_ridge() -> float:
     """Batch at which a linear layer's intensity, counting only its weights (2 b d^2 FLOPs
-    over d^2 s bytes, so 2b/s), reaches the H200's FP8 tensor ridge."""
-    return machines.get("H200").ridge("fp8_tensor") * ops.dtype_bytes("fp8") / 2
+    over d^2 s bytes, so 2b/s), reaches the B200's FP8 tensor ridge (the chapter works the
+    H200's)."""
+    return machines.get("B200").ridge("fp8_tensor") * ops.dtype_bytes("fp8") / 2
 
 
 def h200_training_hours_at_datasheet() -> float:
@@ -89,9 +96,9 @@ register("moves-2", CHAPTER,
          lambda: 100 * t4_cublas_fraction_at_clock(), unit="%",
          hint="The peak at 705 MHz is 40 x 64 x 2 x 705 MHz; divide 3.5 TFLOP/s by it.")
 register("moves-3", CHAPTER,
-         "The T4's FP16 tensor-core datasheet peak (65 TFLOP/s at 1,590 MHz) scaled to the "
-         "570 MHz it held under matmuls, in FLOP/s.",
-         t4_tensor_peak_at_570, unit="FLOP/s",
+         "The A100's FP16 tensor-core datasheet peak (312 TFLOP/s at 1,410 MHz) scaled to a "
+         "held clock of 1,095 MHz, in FLOP/s.",
+         a100_tensor_peak_at_base_clock, unit="FLOP/s",
          hint="Peaks are proportional to the clock.")
 register("moves-4", CHAPTER,
          "With board power = 10 W + k x clock, and the FMA kernel's 67 W at 1,365 MHz fixing k, "
@@ -99,10 +106,10 @@ register("moves-4", CHAPTER,
          t4_fma_power_for_full_clock, unit="W",
          hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
 register("moves-5", CHAPTER,
-         "The H200's FP16 tensor-core datasheet peak (989 TFLOP/s at 1,980 MHz) scaled to the "
-         "1,455 MHz it held under matmuls, in FLOP/s.",
-         h200_tensor_peak_at_held_clock, unit="FLOP/s",
-         hint="989 TFLOP/s x 1455 / 1980.")
+         "The H200's FP8 tensor-core datasheet peak (1,979 TFLOP/s at 1,980 MHz) at the "
+         "1,455 MHz its FP16 matmuls held, in FLOP/s.",
+         h200_fp8_peak_at_held_clock, unit="FLOP/s",
+         hint="Peaks are proportional to the clock, whatever the format.")
 register("moves-6", CHAPTER,
          "How many 2048^3 FP16 products fit in the T4's 50 ms burst window if each ran at the "
          "burst rate of 41 TFLOP/s throughout.",
@@ -114,9 +121,9 @@ register("moves-7", CHAPTER,
          b200_gemv_nvfp4_time, unit="s",
          hint="0.5 + 1/16 bytes per weight.")
 register("moves-8", CHAPTER,
-         "Batch size at which a linear layer in FP8 on an H200 (1,979 TFLOP/s, 4.8 TB/s) reaches "
+         "Batch size at which a linear layer in FP8 on a B200 (4,500 TFLOP/s, 8 TB/s) reaches "
          "the ridge, counting only the weight bytes.",
-         h200_fp8_batch_at_ridge, unit="rows",
+         b200_fp8_batch_at_ridge, unit="rows",
          hint="Intensity 2b/s FLOP/byte with s = 1 byte; set it equal to the ridge.")
 register("moves-9", CHAPTER,
          "Share of SM slots busy over all waves for a 1793 x 1793 output in 256 x 128 tiles on "

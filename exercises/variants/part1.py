@@ -67,7 +67,7 @@ define(
 
 define(
     "intensity-4", title="A skinny matrix product",
-    defaults={"m": 32, "k": 4096, "n": 4096, "dtype": "bf16"},
+    defaults={"m": 48, "k": 4096, "n": 4096, "dtype": "bf16"},
     draw=lambda r: {"m": r.choice((1, 2, 4, 8, 16, 32, 64, 128)),
                     "k": r.choice((1024, 2048, 4096, 8192)),
                     "n": r.choice((1024, 2048, 4096, 8192)), "dtype": r.choice(DTYPES)},

@@ -89,7 +89,7 @@ define(
 
 define(
     "memory-3", title="Tiles in shared memory",
-    defaults={"kib": 64, "elem": 2},
+    defaults={"kib": 64, "elem": 4},
     draw=lambda r: {"kib": r.choice((16, 32, 48, 64, 96, 100, 164, 228)), "elem": r.choice((2, 4))},
     question=lambda p: (
         f"Give the **largest edge $T$** (in elements) of two square "
