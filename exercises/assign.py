@@ -248,7 +248,7 @@ def challenge_questions(names: list[str], checker: list[str] | None = None,
     starter kernel in an editable cell (from ``python -m labs challenge show``)."""
     out = []
     known = challenges.names(checker, root)
-    for name in dict.fromkeys(_texts("challenges", names)):
+    for name in dict.fromkeys(_texts("names", names)):
         ch = challenges.info(name, checker, root, known)
         md = (f"**Kernel challenge: {ch.title}** (`{ch.name}`)\n\n{ch.statement}\n\n"
               "*Change the kernel in the cell below (keep its first line and the kernel's "

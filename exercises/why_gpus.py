@@ -40,7 +40,11 @@ def server_cpu():
 def server_speedup(op, pcie_bytes: float = 0.0, gpu: str = "H100") -> float:
     """Server-CPU time over the GPU's time (H100 unless named) for one op, each paying its
     own toll."""
-    cpu, gpu = server_cpu(), machines.get(gpu)
+    try:
+        machine = machines.get(gpu)
+    except ValueError as e:
+        raise ValueError(f"gpu: {e}") from None
+    cpu, gpu = server_cpu(), machine
     return (roofline.time(cpu, op, overhead=cpu.launch_overhead.value)
             / roofline.time(gpu, op, overhead=gpu.launch_overhead.value, pcie_bytes=pcie_bytes))
 

@@ -9,18 +9,18 @@ import pytest
 # page, screenshot name, least figures, text that glued numbers put in the prose, exercises
 CHAPTERS = [
     ("chapters/01_why_gpus.html", "why-gpus", 2,
-     ["8.14 TFLOP/s", "383,333", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 12),
+     ["8.14 TFLOP/s", "383,333", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 14),
     # f = 10/110 and its 11x ceiling, Gustafson's 973x, the straggler's 12.8%, the toll table
     ("chapters/02_parallelism.html", "parallelism", 1,
-     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 13),
+     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 14),
     # the catalogue strip, the intensity calculator and the knob lab: vector add 1/12,
     # perfect-reuse matmul N/6, flash S/4
-    ("chapters/03_intensity.html", "intensity", 3, ["0.083", "683", "512"], 13),
+    ("chapters/03_intensity.html", "intensity", 3, ["0.083", "683", "512"], 15),
     # two roofline explorers, ops-on-roof, linear-batch, the measured explorer: the T4
     # ridge, the H100 BF16 ridge, the H100 crossover batch
-    ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 13),
+    ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 14),
     # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
-    ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 12),
+    ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 13),
     # divergence widget and lab: the H200's 2.011x and 4.022x through every warp, 1.009x
     # between warps, the T4's and H200's resident warps
     ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 13),
@@ -44,9 +44,12 @@ def _finite(values):
 
 def _snapshot(p, i):
     """What a reader sees change: each trace's points, heatmap cells, labels, visibility,
-    and a table's cell text."""
-    return [(t["name"], t["x"], t["y"], t["z"], t["text"], t["visible"], t["cells"])
-            for t in p.figure_data(i)]
+    a table's cell text, and the layout's shapes and annotations (a diagram's step moves
+    those)."""
+    layout = p.figure_layout(i)
+    return ([(t["name"], t["x"], t["y"], t["z"], t["text"], t["visible"], t["cells"])
+             for t in p.figure_data(i)],
+            layout.get("shapes"), [a.get("text") for a in layout.get("annotations") or []])
 
 
 def _plots(p):
