@@ -38,6 +38,7 @@ LEFT_OUT = {
     "exercises.grade.grade": "writes a gradebook folder; tests/test_assign_grade.py",
     "exercises.registry.register": "adds to the registry for every later test",
     "exercises.variants.define": "adds to the variants for every later test",
+    "exercises.assign.challenge_questions": "runs the challenges' command line; tests/test_grade_challenges.py",
     "exercises.challenges.environment": "builds a check's process environment; tests/test_grade_challenges.py",
     "exercises.challenges.contained": "starts a limited process; tests/test_grade_challenges.py",
     "exercises.challenges.run_check": "runs a submission in a limited process; tests/test_grade_challenges.py",
