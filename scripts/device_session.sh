@@ -2,7 +2,8 @@
 # One device call of a session: every new recording this session needs, each step with its
 # own time limit, everything packed into $OUT/all.tgz after each step (what a limit leaves
 # still comes back). Usage on the device machine: bash scripts/device_session.sh [STEP ...]
-# Steps: challenges fma paradox one_sm grade intensity (default: all but intensity).
+# Steps: challenges fma fma_issue paradox one_sm grade intensity (default: all but intensity
+# and fma_issue).
 set -u
 export PYTHONUNBUFFERED=1
 W="$OUT/w"; mkdir -p "$W"
@@ -14,6 +15,7 @@ for s in "${steps[@]}"; do
   case $s in
     challenges) timeout 200 python3 scripts/challenges_on_device.py --out "$W/challenges" ;;
     fma) timeout 100 python3 scripts/fma_variants_on_device.py --out "$W/fma" --repeat 3 --hold 2 ;;
+    fma_issue) timeout 60 python3 scripts/fma_issue_on_device.py --out "$W/fma_issue" ;;
     paradox) timeout 70 python3 -m labs run paradox --out "$W/labs" ;;
     intensity) timeout 150 python3 -m labs run intensity --out "$W/labs" ;;
     one_sm) timeout 80 python3 -m labs.littles_law one_sm && cp labs/results/H200/littles_law.json "$W/" ;;
