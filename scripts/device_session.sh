@@ -15,7 +15,7 @@ for s in "${steps[@]}"; do
   case $s in
     challenges) timeout 200 python3 scripts/challenges_on_device.py --out "$W/challenges" ;;
     fma) timeout 100 python3 scripts/fma_variants_on_device.py --out "$W/fma" --repeat 3 --hold 2 ;;
-    fma_issue) timeout 60 python3 scripts/fma_issue_on_device.py --out "$W/fma_issue" ;;
+    fma_issue) for v in chains8 chains16; do timeout 40 python3 scripts/fma_issue_on_device.py --variant $v --out "$W/fma_issue_$v"; done ;;
     paradox) timeout 70 python3 -m labs run paradox --out "$W/labs" ;;
     intensity) timeout 150 python3 -m labs run intensity --out "$W/labs" ;;
     one_sm) timeout 80 python3 -m labs.littles_law one_sm && cp labs/results/H200/littles_law.json "$W/" ;;

@@ -139,6 +139,11 @@ def main(argv=None) -> int:
                          "issue_share": float(fmas_per_sm / (lanes * sm_cycles.mean())),
                          "issue_share_worst_sm": float(fmas_per_sm / (lanes * sm_cycles.max())),
                          "sms_seen": len(span),
+                         "blocks_per_sm_max": int(np.bincount(st[:, 4]).max()),
+                         "blocks_per_sm_min": int(np.bincount(st[:, 4])[np.unique(st[:, 4])].min()),
+                         "kernel_span_seconds": float((st[:, 3].max() - st[:, 2].min()) * 1e-9),
+                         "start_spread_seconds": float((st[:, 2].max() - st[:, 2].min()) * 1e-9),
+                         "end_spread_seconds": float((st[:, 3].max() - st[:, 3].min()) * 1e-9),
                          "loop_seconds_mean": float(ns.mean() * 1e-9)})
     nvml_clock = s.median("sm_clock_hz")
     flops = threads * turns * per_turn * 2 / statistics.median(r["seconds"] for r in rows)
@@ -148,7 +153,11 @@ def main(argv=None) -> int:
            "issue_share_median": statistics.median(r["issue_share"] for r in rows),
            "share_of_nvml_clock_peak": flops / (sms * lanes * 2 * nvml_clock) if nvml_clock else None,
            "share_of_kernel_clock_peak": flops / (sms * lanes * 2 * kclock),
-           "power_w": s.median("power_w")}
+           "power_w": s.median("power_w"),
+           "registers": {str(k): v for k, v in kern.get_regs_per_thread().items()},
+           **{k: statistics.median(r[k] for r in rows) for k in (
+               "kernel_span_seconds", "start_spread_seconds", "end_spread_seconds",
+               "loop_seconds_mean", "blocks_per_sm_max", "blocks_per_sm_min")}}
     print(json.dumps(res, indent=1))
     o = pathlib.Path(a.out)
     o.mkdir(parents=True, exist_ok=True)

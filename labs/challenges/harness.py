@@ -155,6 +155,30 @@ class BrokenSubmission(Exception):
     needs, or its kernels do not compile or launch."""
 
 
+_RESIDENT: dict = {}
+
+
+def resident_grid(kernel, threads: int, args: tuple) -> int:
+    """Blocks of ``threads`` threads of the numba ``kernel`` (for these ``args``) that are
+    resident on the whole GPU at once: one full wave, from the occupancy API, which counts
+    the compiled kernel's registers and shared memory (SMs x threads an SM / ``threads``
+    where that API is missing). Under the simulator: 2, a small grid that still strides."""
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1; got {threads}")
+    if simulated():
+        return 2
+    types = tuple(kernel.typeof_pyval(a) for a in args)
+    key = (id(kernel), types, threads)
+    if key not in _RESIDENT:
+        try:
+            _RESIDENT[key] = int(kernel.compile(types).max_cooperative_grid_blocks(threads))
+        except (AttributeError, TypeError):
+            dev = cuda.get_current_device()
+            _RESIDENT[key] = int(dev.MULTIPROCESSOR_COUNT) * max(
+                1, int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // threads)
+    return _RESIDENT[key]
+
+
 def load_submission(path: str | pathlib.Path, names: tuple[str, ...]) -> ModuleType:
     """Import a student's file as a module; BrokenSubmission names what is wrong."""
     path = pathlib.Path(path)
