@@ -25,12 +25,16 @@ def copy_bandwidth(n_floats: int, repeats: int = 20) -> float:
     return 2 * 4 * n_floats / t
 
 
-def fma_grid() -> tuple[int, int]:
-    """(blocks, threads) for the FMA-peak kernel: one full wave of resident threads."""
+def fma_grid(blocks_per_sm: int | None = None) -> tuple[int, int]:
+    """(blocks, threads) for the FMA-peak kernel: one full wave of resident threads, or
+    ``blocks_per_sm`` blocks of BLOCK on every SM (fewer than fit: still one wave)."""
     cuda = kernels().cuda
     dev = cuda.get_current_device()
-    per_sm = max(BLOCK, int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // BLOCK * BLOCK)
-    blocks = int(dev.MULTIPROCESSOR_COUNT) * per_sm // BLOCK
+    fit = max(1, int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // BLOCK)
+    if blocks_per_sm is not None and not 1 <= blocks_per_sm <= fit:
+        raise ValueError(f"blocks_per_sm must be 1 to {fit} (blocks of {BLOCK} an SM holds); "
+                         f"got {blocks_per_sm}")
+    blocks = int(dev.MULTIPROCESSOR_COUNT) * (blocks_per_sm or fit)
     return blocks, blocks * BLOCK
 
 
@@ -65,9 +69,10 @@ def graph_seconds(calls, repeats: int = 10) -> float:
 
 
 def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02,
-             variant: str | None = None) -> dict:
+             variant: str | None = None, blocks_per_sm: int | None = None) -> dict:
     """FP32 FMA rate of ``kernels.fma_peak`` held for ``hold_s`` seconds with NVML sampling
-    (``variant``: a kernel of labs/fma_variants.py in its place, launched the same way).
+    (``variant``: a kernel of labs/fma_variants.py in its place, launched the same way;
+    ``blocks_per_sm``: that many blocks an SM instead of all that fit, see fma_grid).
 
     Each launch is sized to take about ``launch_s`` seconds; returns fma_flops (median of
     the timed launches, FLOP/s), sm_clock_hz and power_w (NVML medians, None without
@@ -83,7 +88,7 @@ def fma_peak(hold_s: float = 1.0, launch_s: float = 0.01, interval: float = 0.02
 
         k = SimpleNamespace(**{**vars(k), "fma_peak": variant_kernel(variant)})
     # listing-begin: fma_peak
-    blocks, threads = fma_grid()
+    blocks, threads = fma_grid(blocks_per_sm)
     out = k.cuda.device_array(threads, dtype="float32")
 
     def launch(turns: int):

@@ -53,6 +53,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hold", type=float, default=1.5, help="seconds each variant is held")
     ap.add_argument("--repeat", type=int, default=2, help="rounds over all variants")
     ap.add_argument("--variants", default=None, help="comma-separated names (default: all)")
+    ap.add_argument("--blocks-per-sm", default="",
+                    help="comma-separated blocks of 256 an SM to try (default: all that fit)")
     a = ap.parse_args(argv)
     if a.hold <= 0 or a.repeat < 1:
         raise ValueError("--hold must be > 0 and --repeat >= 1")
@@ -70,31 +72,34 @@ def main(argv=None) -> int:
     sms = int(ctx["sms"])
     t0 = time.perf_counter()
     rows = []
+    grids = [int(b) for b in a.blocks_per_sm.split(",") if b] or [None]
     for r in range(a.repeat):
-        for n in names:
-            res = fma_peak(hold_s=a.hold, variant=n)
+        for n, bps in ((n, b) for n in names for b in grids):
+            res = fma_peak(hold_s=a.hold, variant=n, blocks_per_sm=bps)
             clock = res["sm_clock_hz"]
             peak = sms * lanes * 2 * clock if clock else None
-            row = {"variant": n, "round": r, "fma_flops": res["fma_flops"],
+            row = {"variant": n, "blocks_per_sm": bps, "round": r, "fma_flops": res["fma_flops"],
                    "sm_clock_hz": clock, "power_w": res["power_w"], "turns": res["turns"],
                    "threads": res["threads"], "launches": res["launches"],
                    "clock_peak_flops": peak,
                    "share_of_clock_peak": res["fma_flops"] / peak if peak else None}
             rows.append(row)
             share = f"{row['share_of_clock_peak']:.4f}" if peak else "n/a (no NVML clock)"
-            print(f"round {r} {n:12s} {res['fma_flops'] / 1e12:7.2f} TFLOP/s at "
+            print(f"round {r} {n:12s} {bps or 'all'} blocks/SM {res['fma_flops'] / 1e12:7.2f} TFLOP/s at "
                   f"{(clock or 0) / 1e6:6.0f} MHz: {share} of the clock peak", flush=True)
     summary = {}
-    for n in names:
-        shares = [x["share_of_clock_peak"] for x in rows
-                  if x["variant"] == n and x["share_of_clock_peak"] is not None]
-        summary[n] = {"median_share_of_clock_peak": statistics.median(shares) if shares else None,
-                      "median_fma_flops": statistics.median(
-                          x["fma_flops"] for x in rows if x["variant"] == n),
-                      **occupancy(variant(n))}
-        print(f"{n:12s} median share {summary[n]['median_share_of_clock_peak']}, "
-              f"registers {summary[n]['registers']}, "
-              f"blocks/SM {summary[n]['blocks_per_sm']:.1f}")
+    for n, bps in ((n, b) for n in names for b in grids):
+        mine = [x for x in rows if x["variant"] == n and x["blocks_per_sm"] == bps]
+        shares = [x["share_of_clock_peak"] for x in mine if x["share_of_clock_peak"] is not None]
+        key = n if bps is None else f"{n}@{bps}"
+        summary[key] = {"median_share_of_clock_peak": statistics.median(shares) if shares else None,
+                        "median_fma_flops": statistics.median(x["fma_flops"] for x in mine),
+                        **occupancy(variant(n))}
+        if bps is not None:
+            summary[key]["blocks_per_sm"] = bps
+        print(f"{key:14s} median share {summary[key]['median_share_of_clock_peak']}, "
+              f"registers {summary[key]['registers']}, "
+              f"blocks/SM {summary[key]['blocks_per_sm']:.1f}")
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     doc = {"what": "FMA-peak variants, labs/fma_variants.py, timed by labs.ceilings.fma_peak",
