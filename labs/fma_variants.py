@@ -18,7 +18,10 @@ start and end of a launch) these variants tell apart by measurement:
   8 chains, 32 times), so that consecutive instructions never depend on each other even
   before ptxas schedules them (LLVM must unroll the 32-step loop of 8 FMAs for this to
   pay; if it leaves it rolled, the loop's overhead comes every 8 FMAs and the share falls:
-  the measurement says which).
+  the measurement says which);
+- ``wide``: 16 chains x 64 FMAs a turn (1,024 FFMAs per loop overhead: a quarter of
+  ``chains8``'s loop instructions per FMA, the registers of ``chains16``, a 16 KB loop
+  body: whether the instruction cache holds it, the measurement says).
 
 Each variant has ``fmas_per_turn`` (per thread); a launch ``kernel[blocks, BLOCK](out,
 turns)`` does threads x turns x fmas_per_turn x 2 FLOPs, like the shipped kernel.
@@ -35,7 +38,7 @@ import numpy as np
 from . import kernels as _kern
 
 #: Every variant, the shipped one first.
-VARIANTS = ("chains8", "chains16", "unroll64", "interleaved")
+VARIANTS = ("chains8", "chains16", "unroll64", "interleaved", "wide")
 #: numba.cuda, bound by variant(): a module global, since the simulator swaps a kernel's
 #: global ``cuda`` for its fake module while it runs (as in labs/kernels.py).
 cuda = None
@@ -81,6 +84,22 @@ def variant(name: str):
                           + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
 
         kern, per_turn = fma_peak16, 16 * unroll
+    elif name == "wide":
+        @cuda.jit(fastmath=True)
+        def fma_peak_wide(out, turns):
+            i = cuda.grid(1)
+            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
+            v8, v9, va, vb, vc, vd, ve, vf = seeds8(i, half)
+            for _ in range(turns):
+                v0, v1, v2, v3 = blk64(v0), blk64(v1), blk64(v2), blk64(v3)
+                v4, v5, v6, v7 = blk64(v4), blk64(v5), blk64(v6), blk64(v7)
+                v8, v9, va, vb = blk64(v8), blk64(v9), blk64(va), blk64(vb)
+                vc, vd, ve, vf = blk64(vc), blk64(vd), blk64(ve), blk64(vf)
+            if i < out.size:
+                out[i] = ((((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)))
+                          + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
+
+        kern, per_turn = fma_peak_wide, 16 * 2 * unroll
     elif name == "unroll64":
         @cuda.jit(fastmath=True)
         def fma_peak_u64(out, turns):

@@ -126,7 +126,8 @@ def fma_peak_variants():
     from labs import fma_variants
     from labs.kernels import FMA_A, FMA_B
 
-    shape = {"chains16": (16, 0.05, 32), "unroll64": (8, 0.1, 64), "interleaved": (8, 0.1, 32)}
+    shape = {"chains16": (16, 0.05, 32), "unroll64": (8, 0.1, 64), "interleaved": (8, 0.1, 32),
+             "wide": (16, 0.05, 64)}
     threads, turns = 40, 2
     for name, (chains, d, per_chain) in shape.items():
         kern = fma_variants.variant(name)
