@@ -53,7 +53,9 @@ HAND = {
         BYTES[p["dtype"]] * (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"])),
     "triage-1": lambda p: 8 * p["edge"] ** 2 / DRAM[p["gpu"]],      # read 4 B, write 4 B a point
     "triage-4": lambda p: p["kernels"] * 2 * p["gb"] * 1e9 / p["bw"],
-    "triage-5": lambda p: 2 * 2 * math.prod(p["shape"]) / DRAM[p["gpu"]],
+    # every BF16 element read once, one 4-byte total written per row
+    "triage-5": lambda p: (2 * math.prod(p["shape"]) + 4 * math.prod(p["shape"][:2]))
+    / DRAM[p["gpu"]],
     "simt-1": lambda p: math.ceil(p["n"] / p["block"]) * math.ceil(p["block"] / 32),
     "simt-7": lambda p: 100 * (1 - (1 - p["p"]) ** 32),
     "simt-10": _occupancy,
