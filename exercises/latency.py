@@ -47,9 +47,18 @@ def t4_warps_float4() -> float:
     return float(little.warps_needed(T4_READ_BW, T4_CHASE, loads_per_thread=1, bytes_per_load=16))
 
 
-def h200_threads_per_sm_scalar() -> float:
+#: latency-4: warps resident on each H200 SM, each thread with one 16-byte load open.
+E4_WARPS_PER_SM, E4_LOAD_BYTES = 16, 16
+
+
+def h200_bandwidth_share_from_warps(warps_per_sm: int = E4_WARPS_PER_SM,
+                                    load_bytes: int = E4_LOAD_BYTES) -> float:
+    """Share (0..1) of the H200's datasheet DRAM bandwidth that ``warps_per_sm`` warps on
+    every SM, each thread keeping one ``load_bytes`` load open, sustain at the measured
+    337 ns latency: Little's law solved for throughput (bytes in flight / latency)."""
     h200 = machines.get("H200")
-    return little.threads_needed(h200.bandwidth("dram"), H200_DRAM_NS, 4) / h200.sms
+    in_flight = h200.sms * warps_per_sm * 32 * load_bytes
+    return min(1.0, in_flight / H200_DRAM_NS / h200.bandwidth("dram"))
 
 
 LAB_L8_REGS, LAB_L8_LOADS = 72, 8   # the lab's pipelined kernel at L = 8: registers, loads
@@ -106,10 +115,10 @@ register("latency-3", CHAPTER,
          t4_warps_float4, unit="warps",
          hint="Bytes in flight over 32 x 16 bytes per warp.")
 register("latency-4", CHAPTER,
-         "Threads per SM an H200 (4.8 TB/s, 132 SMs) needs at 337 ns when each thread keeps "
-         "one 4-byte load open.",
-         h200_threads_per_sm_scalar, unit="threads",
-         hint="4.8 TB/s x 337 ns, over 4 bytes, over 132 SMs; compare with 2,048.")
+         "Share of an H200's 4.8 TB/s, in percent, that 16 warps on each of its 132 SMs "
+         "sustain when every thread keeps one 16-byte load open and a load takes 337 ns.",
+         lambda: 100 * h200_bandwidth_share_from_warps(), unit="%",
+         hint="Bytes in flight over the latency is the bandwidth (Little's law, turned round).")
 register("latency-5", CHAPTER,
          "Bytes one H200 SM (65,536 registers, at most 64 warps) keeps in flight when every "
          "thread needs 72 registers and holds eight 16-byte loads, with as many warps as fit.",

@@ -17,7 +17,8 @@ EXPECTED = {
     # 275 GB/s x 314 ns = 86,350 B; / 512 B per warp = 168.65 -> 169 warps ("about 170").
     "latency-3": 169,
     # H200: 4.8 TB/s x 337 ns = 1,617,600 B; / 4 B = 404,400 threads; / 132 SMs = 3,063.6.
-    "latency-4": 4.8e12 * 337e-9 / 4 / 132,
+    # 132 SMs x 16 warps x 32 threads x 16 B in flight, over 337 ns, against 4.8 TB/s
+    "latency-4": 100 * (132 * 16 * 32 * 16 / 337e-9) / 4.8e12,
     # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind);
     # 28 warps x 32 threads x 8 loads x 16 B = 114,688 B.
     "latency-5": 28 * 32 * 8 * 16,
@@ -40,7 +41,7 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("latency-1", 1.02e6),
     ("latency-2", 6.52e9),
     ("latency-3", 169),
-    ("latency-4", 3064),
+    ("latency-4", 67),
     ("latency-5", 115e3),
     ("latency-6", 205e9),
     ("latency-8", 69),
@@ -50,6 +51,7 @@ OFF = [  # wrong answers: not yet
     ("latency-8", 24),                # the SMs that 191 GB/s apiece would need, not the share
     ("latency-5", 64 * 32 * 8 * 16),  # the SM's limit, not the register budget
     ("latency-5", 28),                # warps, not bytes
+    ("latency-4", 17),                # one 4-byte load a thread instead of 16 bytes
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

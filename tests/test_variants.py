@@ -60,7 +60,9 @@ HAND = {
     "simt-7": lambda p: 100 * (1 - (1 - p["p"]) ** 32),
     "simt-10": _occupancy,
     "latency-1": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9,
-    "latency-4": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9 / p["load"] / SMS[p["gpu"]],
+    # bytes in flight over the latency, as a share (percent, at most 100) of the bandwidth
+    "latency-4": lambda p: 100 * min(1, SMS[p["gpu"]] * p["warps"] * 32 * p["load"]
+                                     / (p["ns"] * 1e-9) / DRAM[p["gpu"]]),
     "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32,
                                 4 * (REGISTERS // 4 // (-(-p["regs"] * 32 // 256) * 256)))
                             * 32 * p["loads"] * 16),
