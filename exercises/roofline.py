@@ -85,7 +85,7 @@ register("roofline-8", CH,
          "Ceiling on an A100 (19.5 TFLOP/s FP32, 2.039 TB/s) of a batch of independent 32 x 32 "
          "FP32 matrix products, each reading A and B and writing C once.",
          lambda: roofline.attainable("A100", ops.matmul(SMALL_MM).intensity), unit="FLOP/s",
-         hint="One product: 2 n^3 FLOPs over 3 n^2 x 4 bytes; is that left or right of the "
+         hint="One product: 2 n^3 FLOPs over 3 n^2 x 4 bytes; is that below or above the "
               "A100's ridge?")
 
 def multiplies_only(machine="H200") -> machines.Machine:
