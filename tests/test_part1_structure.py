@@ -154,6 +154,14 @@ COINCIDENCES = {
 
 @pytest.mark.parametrize("stem", BOOK)
 def test_no_exercise_asks_for_a_number_printed_above_it(stem):
+    """What this test can see, and what it cannot: it compares each *registered numeric*
+    answer with the quantities printed above the exercises. It cannot see a prose exercise
+    (why-gpus-11 asked the chapter's own explanation of the register file back, with no
+    number), nor a worked example re-run with new inputs whose answer the page never prints
+    (parallelism-2 re-did the in-flight FMA count on an H200, triage-5 the GELU triage in BF16,
+    triage-7 the sin^2 + cos^2 count at another size). Those were found by reading, and
+    rewritten; telling "the same method, new inputs" from a transfer needs a judgement of
+    what the chapter worked, which a number match cannot make without false positives."""
     printed = printed_numbers(_page(stem))
     chapter = next(k for k, v in CHAPTER_OF.items() if v == stem)
     found = []
