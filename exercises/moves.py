@@ -14,7 +14,6 @@ CHAPTER = "moves"
 T4_FP32_HOLD = clocks.T4_MEASURED["matmul_fp32"]          # (FLOP/s, Hz, W): cuBLAS FP32
 T4_TENSOR_HOLD = clocks.T4_MEASURED["matmul_fp16_tensor"]  # the tensor cores held for seconds
 T4_FMA_HOLD = clocks.T4_MEASURED["fma_fp32"]               # the FMA kernel held for seconds
-H200_TENSOR_CLOCK_HZ = 1455e6     # the clock the recorded H200 run held under FP16 matmuls
 BURST_N = 2048                    # the T4 note's short FP16 product
 BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
 BURST_WINDOW_S = 50e-3            # the T4 note: the clock is down to its sustained level by then
@@ -57,9 +56,21 @@ def t4_fma_power_for_full_clock() -> float:
     return clocks.power_at_clock(clocks.watts_per_hz(watts, clock), clocks.T4_MAX_CLOCK_HZ)
 
 
-def h200_fp8_peak_at_held_clock() -> float:
-    """The H200's FP8 tensor peak at the clock its FP16 matmuls held (the chapter works FP16)."""
-    return machines.get("H200").with_clock(H200_TENSOR_CLOCK_HZ).peak_flops("fp8_tensor")
+#: moves-5: the recorded H200 clocks lab (labs/results/H200/clocks.json), as (FLOP/s, W):
+#: the FP16 tensor cores' hold and the FMA loop's on the FP32 lanes.
+H200_TENSOR_HOLD = (637.129e12, 690.741)
+H200_FMA_HOLD = (62.728e12, 289.407)
+
+
+def joules_per_flop(flops: float, watts: float) -> float:
+    """Energy of one FLOP (J) at a held rate (FLOP/s) and board power (W)."""
+    return _check.positive("watts", watts) / _check.positive("flops", flops)
+
+
+def h200_lane_over_tensor_energy() -> float:
+    """How many times more energy the H200's FP32 lanes spend per FLOP than its FP16 tensor
+    cores, in the recorded clocks lab (board power over rate, idle power included)."""
+    return joules_per_flop(*H200_FMA_HOLD) / joules_per_flop(*H200_TENSOR_HOLD)
 
 
 def burst_products_in_window() -> float:
@@ -115,10 +126,11 @@ register("moves-4", CHAPTER,
          t4_fma_power_for_full_clock, unit="W",
          hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
 register("moves-5", CHAPTER,
-         "The H200's FP8 tensor-core datasheet peak (1,979 TFLOP/s at 1,980 MHz) at the "
-         "1,455 MHz its FP16 matmuls held, in FLOP/s.",
-         h200_fp8_peak_at_held_clock, unit="FLOP/s",
-         hint="Peaks are proportional to the clock, whatever the format.")
+         "In the recorded H200 clocks lab, the energy per FLOP of the FMA loop on the FP32 "
+         "lanes (62.7 TFLOP/s at 289 W) over that of the FP16 tensor cores (637 TFLOP/s at "
+         "691 W).",
+         h200_lane_over_tensor_energy, unit="x",
+         hint="Energy per FLOP is watts over FLOP/s; divide the lanes' by the tensor cores'.")
 register("moves-6", CHAPTER,
          "How many 2048^3 FP16 products fit in the T4's 50 ms burst window if each ran at the "
          "burst rate of 41 TFLOP/s throughout.",

@@ -15,7 +15,8 @@ EXPECTED = {
     # k = (67 - 10) / 1365e6 W/Hz; 10 + k x 1590e6.
     "moves-4": 10 + (67 - 10) / 1365e6 * 1590e6,
     # H200 FP8: 1979 TFLOP/s x 1455/1980.
-    "moves-5": 1979e12 * 1455 / 1980,
+    # the recorded H200 holds: 289.407 W at 62.728 TFLOP/s against 690.741 W at 637.129 TFLOP/s
+    "moves-5": (289.407 / 62.728e12) / (690.741 / 637.129e12),
     # 50 ms / (2 x 2048^3 / 41 TFLOP/s).
     "moves-6": 50e-3 / (2 * 2048 ** 3 / 41e12),
     # 8192^2 weights x (0.5 + 1/16) bytes at 8 TB/s.
@@ -59,3 +60,16 @@ def test_worked_numbers_of_the_chapter():
     assert 40 * 64 * 2 * 0.705e9 == approx(3.61e12, rel=1e-3)
     # Seed 002: 1792 -> 7 x 14 = 98 tiles, 1793 -> 8 x 15 = 120 on 108 SMs: 12 in wave two.
     assert 120 - 108 == 12
+
+
+def test_moves_5_reads_the_recorded_h200_run():
+    # the constants of moves-5 are the clocks lab's recorded H200 holds, read from the JSON
+    import json
+    import pathlib
+    from exercises import moves
+    summary = json.loads((pathlib.Path(__file__).resolve().parents[1] / "labs" / "results"
+                          / "H200" / "clocks.json").read_text())["summary"]
+    assert moves.H200_TENSOR_HOLD == approx(
+        (summary["tensor_fp16_flops"], summary["tensor_power_w"]), rel=1e-4)
+    assert moves.H200_FMA_HOLD == approx(
+        (summary["fma_sustained_flops"], summary["fma_power_w"]), rel=1e-4)
