@@ -161,7 +161,11 @@ def test_no_exercise_asks_for_a_number_printed_above_it(stem):
     (parallelism-2 re-did the in-flight FMA count on an H200, triage-5 the GELU triage in BF16,
     triage-7 the sin^2 + cos^2 count at another size). Those were found by reading, and
     rewritten; telling "the same method, new inputs" from a transfer needs a judgement of
-    what the chapter worked, which a number match cannot make without false positives."""
+    what the chapter worked, which a number match cannot make. A phrase match of each question
+    against the prose above it (prose_near's shingles, one word swapped) was tried and
+    rejected: with 9-word runs it finds parallelism-2 but none of the other three, and flags
+    five questions that only share a phrase with the text (why-gpus-9, flash-4/6/9/11); with
+    7-word runs, twenty."""
     printed = printed_numbers(_page(stem))
     chapter = next(k for k, v in CHAPTER_OF.items() if v == stem)
     found = []
