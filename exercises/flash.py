@@ -39,12 +39,6 @@ def two_tile_output() -> float:
     return softmax.online(ROW_SCORES, ROW_VALUES, ROW_TILE)
 
 
-def two_tile_beta() -> float:
-    a = softmax.state(ROW_SCORES[:ROW_TILE], ROW_VALUES[:ROW_TILE])
-    b = softmax.state(ROW_SCORES[ROW_TILE:], ROW_VALUES[ROW_TILE:])
-    return softmax.factors(a, b)[2]
-
-
 def naive_peak_bytes() -> float:
     return hierarchy.attention_extra_bytes(BIG_SEQ, BIG_D, 1, BIG_HEADS, FP16)
 
@@ -92,10 +86,26 @@ register("flash-1", CHAPTER,
          "tile of one: the output u'/l' of the merged state.",
          two_tile_output, unit="",
          hint="Tile A: m = ln 4, l = 1 + 1/4, u = 2 + 6/4. Tile B: m = ln 3, l = 1, u = 1.")
+#: flash-2: the maxima of three tiles, in the order the online softmax meets them.
+THREE_TILE_MAXIMA = (1.0, 3.0, 2.0)
+
+
+def first_tile_total_factor(maxima: tuple[float, ...] = THREE_TILE_MAXIMA) -> float:
+    """Product of every rescaling factor the first tile's sum receives by the end of an
+    online softmax over tiles with these maxima (one merge per later tile)."""
+    m, total = float(maxima[0]), 1.0
+    for tile_max in maxima[1:]:
+        new = max(m, float(tile_max))
+        total *= math.exp(m - new)   # the running state's factor alpha at this merge
+        m = new
+    return total
+
+
 register("flash-2", CHAPTER,
-         "In exercise flash-1, the factor beta that rescales the second tile in the merge.",
-         two_tile_beta, unit="",
-         hint="beta = exp(m_B - m'), with m' the larger of the two maxima.")
+         "Online softmax over three tiles whose maxima are 1, 3 and 2, in that order: the "
+         "product of all the factors that rescale the first tile's sum by the end.",
+         first_tile_total_factor, unit="",
+         hint="Each merge multiplies the running sum by exp(old max - new max).")
 register("flash-3", CHAPTER,
          "Naive attention's peak memory beside Q, K, V (scores and probabilities plus the "
          "output) for 32 heads, S = 32768, d = 128, FP16, at batch 1, in bytes.",

@@ -73,14 +73,15 @@ def grown_record_aos_over_soa() -> float:
             / hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="soa"))
 
 
-MISALIGN_BYTES = 4            # memory-1: a warp's 32 floats start one float past a sector
+MISALIGN_BYTES = 48           # memory-1: a warp's 32 BF16 values start 48 bytes past a line
+MISALIGN_ELEM = 2             # memory-1: bytes a BF16 value
 PADDED_ROW = 72               # memory-2: a 64 x 64 float tile, rows padded to 72 words
 
 register("memory-1", CHAPTER,
-         "A warp reads 32 consecutive FP32 values that start 4 bytes past a 32-byte sector "
+         "A warp reads 32 consecutive BF16 values that start 48 bytes past a 128-byte line "
          "boundary: share of the moved bytes that is useful, in percent.",
-         lambda: 100 * access.contiguous_useful_fraction(MISALIGN_BYTES), unit="%",
-         hint="Bytes 4 to 131 touch sectors 0 to 4.")
+         lambda: 100 * access.contiguous_useful_fraction(MISALIGN_BYTES, MISALIGN_ELEM),
+         unit="%", hint="The warp asks for bytes 48 to 111; which 32-byte sectors hold them?")
 register("memory-2", CHAPTER,
          "Passes a warp needs to read 32 entries of one column of a 64 x 64 FP32 tile in "
          "shared memory whose rows are padded to 72 words (32 banks of 4 bytes).",

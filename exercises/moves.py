@@ -5,7 +5,7 @@ against plain arithmetic from the T4 note's numbers and the datasheets.
 """
 from __future__ import annotations
 
-from perfmodel import clocks, machines, ops, waves
+from perfmodel import _check, clocks, machines, ops, waves
 
 from .registry import register
 
@@ -14,7 +14,6 @@ CHAPTER = "moves"
 T4_FP32_HOLD = clocks.T4_MEASURED["matmul_fp32"]          # (FLOP/s, Hz, W): cuBLAS FP32
 T4_TENSOR_HOLD = clocks.T4_MEASURED["matmul_fp16_tensor"]  # the tensor cores held for seconds
 T4_FMA_HOLD = clocks.T4_MEASURED["fma_fp32"]               # the FMA kernel held for seconds
-H200_TENSOR_CLOCK_HZ = 1455e6     # the clock the recorded H200 run held under FP16 matmuls
 BURST_N = 2048                    # the T4 note's short FP16 product
 BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
 BURST_WINDOW_S = 50e-3            # the T4 note: the clock is down to its sustained level by then
@@ -37,13 +36,19 @@ def t4_cublas_fraction_at_clock() -> float:
     return flops / clocks.peak(t4.sms, t4.fp32_lanes_per_sm, clock)
 
 
-#: moves-3's transfer: an A100 held at its base clock under long matmuls (the chapter works
-#: the T4's tensor cores at their held 570 MHz).
-A100_HELD_CLOCK_HZ = 1095e6
+#: moves-3: a library's sustained FP16 rate on an A100, and the share of the tensor cores'
+#: peak at whatever clock the card held that a profiler reports for it.
+A100_SUSTAINED_FLOPS, A100_SHARE_AT_CLOCK = 220e12, 0.95
 
 
-def a100_tensor_peak_at_base_clock() -> float:
-    return machines.get("A100").with_clock(A100_HELD_CLOCK_HZ).peak_flops("fp16_tensor")
+def a100_held_clock_from_rate(sustained: float = A100_SUSTAINED_FLOPS,
+                              share: float = A100_SHARE_AT_CLOCK) -> float:
+    """The clock (Hz) an A100 held, inferred from a sustained FP16 tensor rate (FLOP/s) and
+    the share of the peak at that clock it reached: the peak scales with the clock."""
+    a100 = machines.get("A100")
+    rate = _check.positive("sustained", sustained)
+    share = _check.fraction("share", share)
+    return rate / share / a100.peak_flops("fp16_tensor") * a100.clock_hz
 
 
 def t4_fma_power_for_full_clock() -> float:
@@ -51,9 +56,21 @@ def t4_fma_power_for_full_clock() -> float:
     return clocks.power_at_clock(clocks.watts_per_hz(watts, clock), clocks.T4_MAX_CLOCK_HZ)
 
 
-def h200_fp8_peak_at_held_clock() -> float:
-    """The H200's FP8 tensor peak at the clock its FP16 matmuls held (the chapter works FP16)."""
-    return machines.get("H200").with_clock(H200_TENSOR_CLOCK_HZ).peak_flops("fp8_tensor")
+#: moves-5: the recorded H200 clocks lab (labs/results/H200/clocks.json), as (FLOP/s, W):
+#: the FP16 tensor cores' hold and the FMA loop's on the FP32 lanes.
+H200_TENSOR_HOLD = (637.129e12, 690.741)
+H200_FMA_HOLD = (62.728e12, 289.407)
+
+
+def joules_per_flop(flops: float, watts: float) -> float:
+    """Energy of one FLOP (J) at a held rate (FLOP/s) and board power (W)."""
+    return _check.positive("watts", watts) / _check.positive("flops", flops)
+
+
+def h200_lane_over_tensor_energy() -> float:
+    """How many times more energy the H200's FP32 lanes spend per FLOP than its FP16 tensor
+    cores, in the recorded clocks lab (board power over rate, idle power included)."""
+    return joules_per_flop(*H200_FMA_HOLD) / joules_per_flop(*H200_TENSOR_HOLD)
 
 
 def burst_products_in_window() -> float:
@@ -65,11 +82,13 @@ def b200_gemv_nvfp4_time() -> float:
     return GEMV_D * GEMV_D * ops.dtype_bytes("nvfp4") / b200.bandwidth("dram")
 
 
-def b200_fp8_batch_at_ridge() -> float:
-    """Batch at which a linear layer's intensity, counting only its weights (2 b d^2 FLOPs
-    over d^2 s bytes, so 2b/s), reaches the B200's FP8 tensor ridge (the chapter works the
-    H200's)."""
-    return machines.get("B200").ridge("fp8_tensor") * ops.dtype_bytes("fp8") / 2
+def b200_sparse_fp8_batch_at_ridge() -> float:
+    """Batch at which an FP8 linear layer pruned 2:4 reaches the B200's sparse FP8 ridge,
+    counting only its weights: half the weights stored (d^2 s / 2 bytes, metadata left
+    out) for the same 2 b d^2 FLOPs the dense layer counts, so 4b/s FLOP/byte, against a
+    ridge twice the dense one (sparse tensor cores run at twice the dense rate)."""
+    dense_ridge = machines.get("B200").ridge("fp8_tensor")
+    return 2 * dense_ridge * ops.dtype_bytes("fp8") / 4
 
 
 def h200_training_hours_at_datasheet() -> float:
@@ -96,20 +115,22 @@ register("moves-2", CHAPTER,
          lambda: 100 * t4_cublas_fraction_at_clock(), unit="%",
          hint="The peak at 705 MHz is 40 x 64 x 2 x 705 MHz; divide 3.5 TFLOP/s by it.")
 register("moves-3", CHAPTER,
-         "The A100's FP16 tensor-core datasheet peak (312 TFLOP/s at 1,410 MHz) scaled to a "
-         "held clock of 1,095 MHz, in FLOP/s.",
-         a100_tensor_peak_at_base_clock, unit="FLOP/s",
-         hint="Peaks are proportional to the clock.")
+         "The clock an A100 held (in Hz) when a library sustained 220 TFLOP/s of FP16 and a "
+         "profiler put that at 95% of the tensor cores' peak at that clock (312 TFLOP/s at "
+         "1,410 MHz, datasheet).",
+         a100_held_clock_from_rate, unit="Hz",
+         hint="The peak at the held clock is 220 / 0.95 TFLOP/s; peaks scale with the clock.")
 register("moves-4", CHAPTER,
          "With board power = 10 W + k x clock, and the FMA kernel's 67 W at 1,365 MHz fixing k, "
          "the power limit (W) that would let it hold the full 1,590 MHz.",
          t4_fma_power_for_full_clock, unit="W",
          hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
 register("moves-5", CHAPTER,
-         "The H200's FP8 tensor-core datasheet peak (1,979 TFLOP/s at 1,980 MHz) at the "
-         "1,455 MHz its FP16 matmuls held, in FLOP/s.",
-         h200_fp8_peak_at_held_clock, unit="FLOP/s",
-         hint="Peaks are proportional to the clock, whatever the format.")
+         "In the recorded H200 clocks lab, the energy per FLOP of the FMA loop on the FP32 "
+         "lanes (62.7 TFLOP/s at 289 W) over that of the FP16 tensor cores (637 TFLOP/s at "
+         "691 W).",
+         h200_lane_over_tensor_energy, unit="x",
+         hint="Energy per FLOP is watts over FLOP/s; divide the lanes' by the tensor cores'.")
 register("moves-6", CHAPTER,
          "How many 2048^3 FP16 products fit in the T4's 50 ms burst window if each ran at the "
          "burst rate of 41 TFLOP/s throughout.",
@@ -121,10 +142,10 @@ register("moves-7", CHAPTER,
          b200_gemv_nvfp4_time, unit="s",
          hint="0.5 + 1/16 bytes per weight.")
 register("moves-8", CHAPTER,
-         "Batch size at which a linear layer in FP8 on a B200 (4,500 TFLOP/s, 8 TB/s) reaches "
-         "the ridge, counting only the weight bytes.",
-         b200_fp8_batch_at_ridge, unit="rows",
-         hint="Intensity 2b/s FLOP/byte with s = 1 byte; set it equal to the ridge.")
+         "Batch size at which an FP8 linear layer pruned 2:4 reaches a B200's sparse FP8 ridge "
+         "(9,000 TFLOP/s sparse, 8 TB/s), counting only the stored weight bytes.",
+         b200_sparse_fp8_batch_at_ridge, unit="rows",
+         hint="Half the weights are stored, and the sparse peak is twice the dense 4,500.")
 register("moves-9", CHAPTER,
          "Share of SM slots busy over all waves for a 1793 x 1793 output in 256 x 128 tiles on "
          "an A100's 108 SMs (one tile per SM at a time), in percent.",

@@ -17,8 +17,9 @@ from .registry import register
 CH = "parallelism"
 #: The notes' launch example: 10 us of host overhead, a 100 us kernel.
 HOST_S, KERNEL_S = 10e-6, 100e-6
-#: Exercise 2's dependent-FMA latency on an H200, in clock cycles.
-FMA_CYCLES = 4
+#: Exercise 2's dependent-FMA latency on an H200, in clock cycles, and its kernel: warps
+#: resident on each SM, and independent FMA chains in each thread.
+FMA_CYCLES, WARPS_PER_SM, FMA_CHAINS = 4, 5, 2
 #: Exercise 3's sort: seconds on 16 cores, and for the best serial program on one.
 SORT_P, SORT_PARALLEL_S, SORT_SERIAL_S = 16, 2.0, 12.0
 #: Exercise 10's pipeline: load, compute and store seconds per tile, and the tile count.
@@ -29,12 +30,17 @@ register("parallelism-1", CH, "Largest speed-up Amdahl allows with a serial frac
          lambda: parallel.amdahl(0.02, math.inf), unit="x", hint="The limit is 1/f.")
 
 
-def h200_fma_warps() -> float:
-    """Warps of independent FMAs an H200 needs in flight to reach its FP32 peak, one
-    dependent FMA taking FMA_CYCLES clock cycles (Little's law)."""
-    h200 = machines.get("H200")
-    fmas = parallel.in_flight(h200.peak_flops("fp32") / 2, FMA_CYCLES / h200.clock_hz)
-    return fmas / simt.WARP
+def fma_peak_share(warps_per_sm: int = WARPS_PER_SM, chains: int = FMA_CHAINS,
+                   machine: str = "H200") -> float:
+    """Share (0..1) of the FP32 peak a kernel reaches when each SM holds ``warps_per_sm``
+    warps whose threads each run ``chains`` independent chains of dependent FMAs, one FMA
+    taking FMA_CYCLES clock cycles: Little's law solved for throughput (FMAs finished per
+    cycle = FMAs in flight / cycles each), capped at one FMA per lane per cycle."""
+    warps_per_sm = _check.count("warps_per_sm", warps_per_sm)
+    chains = _check.count("chains", chains)
+    lanes = machines.get(machine).fp32_lanes_per_sm
+    in_flight = warps_per_sm * simt.WARP * chains
+    return min(1.0, in_flight / FMA_CYCLES / lanes)
 
 
 def time_after(host_s: float, kernel_s: float, gpus: int) -> float:
@@ -47,10 +53,11 @@ def time_after(host_s: float, kernel_s: float, gpus: int) -> float:
 
 
 register("parallelism-2", CH,
-         "Warps of independent FMAs an H200 needs in flight to reach its FP32 peak when one "
-         "dependent FMA takes 4 cycles at 1.98 GHz.",
-         h200_fma_warps, unit="warps", rel_tol=0.02,
-         hint="FMAs per second at the peak x the latency of one FMA, over 32 threads a warp.")
+         "Share of an H200's FP32 peak reached by a kernel with 5 warps on each SM (128 FP32 "
+         "lanes), each thread running 2 independent FMA chains, one FMA taking 4 cycles.",
+         fma_peak_share, unit="fraction", rel_tol=0.02,
+         hint="FMAs in flight per SM over 4 cycles is the FMAs finished per cycle; the SM's "
+              "lanes finish at most 128.")
 
 register("parallelism-3", CH,
          "Honest efficiency of a sort taking 2 s on 16 cores when the best serial sort takes 12 s.",

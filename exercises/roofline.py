@@ -6,7 +6,7 @@ arithmetic from the source documents' figures.
 """
 from __future__ import annotations
 
-from perfmodel import machines, ops, roofline
+from perfmodel import _check, machines, ops, roofline
 
 from .registry import register
 from .search import first_true
@@ -77,12 +77,16 @@ register("roofline-7", CH,
          close_tol=0.1,
          hint="I(b) = 2 b d^2 / (2 (d^2 + 2 b d)); set it equal to 989 TFLOP/s over 3.35 TB/s.")
 
+#: Exercise 8: a batch of independent 32 x 32 FP32 products, each reading A and B and writing C
+#: once (perfect reuse inside one product), on an A100's FP32 lanes (no tensor cores).
+SMALL_MM = 32
+
 register("roofline-8", CH,
-         "Predicted speed-up of the H200 over the H100 on a batch-256 4096 x 4096 FP16 linear "
-         "layer.",
-         lambda: (roofline.time("H100", ops.linear(256, D, D, "fp16"), unit="fp16_tensor")
-                  / roofline.time("H200", ops.linear(256, D, D, "fp16"), unit="fp16_tensor")),
-         unit="x", hint="Time each chip as max(F/P, D/B): is each one memory- or compute-bound?")
+         "Ceiling on an A100 (19.5 TFLOP/s FP32, 2.039 TB/s) of a batch of independent 32 x 32 "
+         "FP32 matrix products, each reading A and B and writing C once.",
+         lambda: roofline.attainable("A100", ops.matmul(SMALL_MM).intensity), unit="FLOP/s",
+         hint="One product: 2 n^3 FLOPs over 3 n^2 x 4 bytes; is that below or above the "
+              "A100's ridge?")
 
 def multiplies_only(machine="H200") -> machines.Machine:
     """``machine`` for a kernel without FMAs: each FP32 instruction is one FLOP, so the
@@ -106,9 +110,30 @@ register("roofline-10", CH,
          lambda: roofline.time(T4_MEASURED, ops.vector_add(2 ** 28)), unit="s",
          hint="12 bytes per element over 230 GB/s.")
 
+#: Exercise 11: a 70-billion-parameter model stored in FP8 (1 byte a weight), decoded one
+#: token at a time on an H200: every token reads every weight once.
+DECODE_PARAMS, DECODE_BYTES_PER_PARAM = 70e9, 1.0
+
+
+def decode_tokens_per_second(machine: str = "H200", params: float = DECODE_PARAMS,
+                             bytes_per_param: float = DECODE_BYTES_PER_PARAM) -> float:
+    """Upper bound on tokens per second (1/s) of batch-1 decoding: each token streams
+    ``params`` x ``bytes_per_param`` bytes of weights at the machine's DRAM bandwidth."""
+    weights = (_check.positive("params", params)
+               * _check.positive("bytes_per_param", bytes_per_param))
+    return 1.0 / roofline.memory_time(machines.get(machine), ops.Op("decode step", 0.0, weights))
+
+
 register("roofline-11", CH,
-         "Smallest batch at which a 4096 x 4096 linear layer with NVFP4 weights and activations "
-         "reaches the B200's dense FP4 tensor-core ridge.",
-         lambda: float(crossover_batch("B200", unit="fp4_tensor", dtype="nvfp4")),
-         unit="inputs", rel_tol=0.01, close_tol=0.1,
-         hint="NVFP4 is 0.5625 bytes a value; the ridge is 9 PFLOP/s over 8 TB/s.")
+         "Upper bound on tokens per second when an H200 (4.8 TB/s) decodes a 70-billion-"
+         "parameter FP8 model at batch 1.",
+         decode_tokens_per_second, unit="tokens/s",
+         hint="Each token reads every weight once: 70 GB per token at 4.8 TB/s.")
+
+#: Exercise 13: the T4's L2 as the T4 note measured it (1.1 TB/s), as a roof of its own.
+register("roofline-13", CH,
+         "Ceiling of an FP32 vector add whose three arrays stay in the T4's L2 cache "
+         "(1.1 TB/s measured).",
+         lambda: roofline.attainable(T4_MEASURED, ops.vector_add(N).intensity, level="l2"),
+         unit="FLOP/s",
+         hint="The same roofline with the L2's slope: 1/12 FLOP/byte x 1.1 TB/s.")

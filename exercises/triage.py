@@ -5,6 +5,8 @@ one against plain arithmetic from the source documents' figures.
 """
 from __future__ import annotations
 
+import math
+
 from perfmodel import _check, little, machines, ops, roofline
 
 from .registry import register
@@ -24,8 +26,8 @@ T4_MEASURED = machines.notes_t4()
 STENCIL_N = 4096 * 4096          # grid points
 LN_ROWS, LN_COLS = 8192, 4096    # exercise 2.3's layer norm
 ELEMS_10GB = int(10e9 / 4)       # FP32 elements in 10 GB
-H200_GELU_SHAPE = (32, 2048, 8192)
-SINCOS_N = 2 ** 26
+ROW_SUM_SHAPE = (32, 2048, 8192)  # exercise 5: a BF16 tensor summed along its last axis
+RESIDUAL_N = 24 * 2048 * 4096    # exercise 7: the bias, relu and residual chain, BF16
 FUSION_N = 2 ** 28               # relu(x*1.5+0.5) in FP16, the size of the recorded H200 run
 ATTN_SEQ, ATTN_D = 4096, 64      # recomputation exercise, FP16 on an H100
 PARADOX_N = 2 ** 28              # the notes' largest addition, 268 million elements
@@ -56,9 +58,17 @@ def thirty_ops_unfused_time() -> float:
     return roofline.time(GPU_2TB, ops.repeated_elementwise(ELEMS_10GB, 30, fused=False))
 
 
-def h200_gelu_bf16_time() -> float:
-    b, s, h = H200_GELU_SHAPE
-    return roofline.speed_of_light("H200", ops.gelu(b * s * h, dtype="bf16"))
+def row_sums(shape: tuple[int, ...] = ROW_SUM_SHAPE, dtype: str = "bf16") -> ops.Op:
+    """Exercise 5's operation: x of ``shape`` in ``dtype`` summed along its last axis into
+    FP32 totals, read once (one add per element) and one 4-byte total written per row."""
+    shape = tuple(_check.count("shape", d) for d in shape)
+    n, rows = math.prod(shape), math.prod(shape[:-1])
+    return ops.Op("row sums", float(n), n * ops.dtype_bytes(dtype) + 4.0 * rows, dtype, n)
+
+
+def h200_row_sums_time() -> float:
+    """Speed-of-light time (s) of exercise 5's row sums on an H200 (datasheet)."""
+    return roofline.speed_of_light("H200", row_sums())
 
 
 #: Exercise 6: FLOPs per element of a heavier activation than the 15-FLOP tanh GELU.
@@ -73,9 +83,18 @@ def heavy_activation_slowdown() -> float:
             / roofline.time("T4", ops.gelu(n, flops_per_element=15)))
 
 
-def sincos_time_saved() -> float:
-    return (roofline.time("T4", ops.sin2_cos2(SINCOS_N, fused=False))
-            - roofline.time("T4", ops.sin2_cos2(SINCOS_N, fused=True)))
+def residual_chain(fused: bool) -> ops.Op:
+    """Exercise 7's chain over RESIDUAL_N BF16 elements: t = x + bias, u = relu(t),
+    y = u + r, as three kernels or one (the bias vector's bytes left out)."""
+    kernels = [(1, 1, 1.0), (1, 1, 1.0), (2, 1, 1.0)]
+    return ops.elementwise_chain(RESIDUAL_N, kernels, fused, inputs=2, outputs=1,
+                                 dtype="bf16", name="bias, relu, residual")
+
+
+def residual_time_saved() -> float:
+    """Seconds fusing exercise 7's chain saves on an H200 (datasheet roofs)."""
+    return (roofline.time("H200", residual_chain(False))
+            - roofline.time("H200", residual_chain(True)))
 
 
 def h200_fused_relu_time() -> float:
@@ -155,20 +174,21 @@ register("triage-4", CHAPTER,
          thirty_ops_unfused_time, unit="s",
          hint="Each kernel reads 10 GB and writes 10 GB.")
 register("triage-5", CHAPTER,
-         "Speed-of-light time of GELU on a [32, 2048, 8192] BF16 activation on an H200, in "
-         "seconds.",
-         h200_gelu_bf16_time, unit="s",
-         hint="Read once and write once, 2 bytes each, at 4.8 TB/s.")
+         "Speed-of-light time on an H200 of summing a [32, 2048, 8192] BF16 tensor along its "
+         "last axis into FP32 totals, in seconds.",
+         h200_row_sums_time, unit="s",
+         hint="Every element is read once; only one 4-byte total per row is written.")
 register("triage-6", CHAPTER,
          "On a T4, the time of a 400-FLOP-per-element activation over 100M FP32 elements, over "
          "the time of the 15-FLOP GELU.",
          heavy_activation_slowdown, unit="x",
          hint="Compare each one's F/P with the 8 bytes per element over 320 GB/s.")
 register("triage-7", CHAPTER,
-         "Time fusion saves on a T4 for y = sin(x)^2 + cos(x)^2 over 2^26 FP32 elements, in "
-         "seconds.",
-         sincos_time_saved, unit="s",
-         hint="44 bytes per element unfused, 8 fused, at 320 GB/s.")
+         "Time fusion saves on an H200 for the chain t = x + bias, u = relu(t), y = u + r over "
+         "[24, 2048, 4096] BF16 tensors, in seconds.",
+         residual_time_saved, unit="s",
+         hint="Count the arrays each of the three kernels reads and writes, then the fused "
+              "kernel's: x and r in, y out.")
 register("triage-8", CHAPTER,
          "Speed-of-light time on an H200 of the fused relu(x*1.5+0.5) over 2^28 FP16 elements, "
          "in seconds.",

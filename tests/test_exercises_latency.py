@@ -17,7 +17,8 @@ EXPECTED = {
     # 275 GB/s x 314 ns = 86,350 B; / 512 B per warp = 168.65 -> 169 warps ("about 170").
     "latency-3": 169,
     # H200: 4.8 TB/s x 337 ns = 1,617,600 B; / 4 B = 404,400 threads; / 132 SMs = 3,063.6.
-    "latency-4": 4.8e12 * 337e-9 / 4 / 132,
+    # 132 SMs x 16 warps x 32 threads x 16 B in flight, over 337 ns, against 4.8 TB/s
+    "latency-4": 100 * (132 * 16 * 32 * 16 / 337e-9) / 4.8e12,
     # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind);
     # 28 warps x 32 threads x 8 loads x 16 B = 114,688 B.
     "latency-5": 28 * 32 * 8 * 16,
@@ -26,8 +27,8 @@ EXPECTED = {
     "latency-6": 40 * 16 * 32 * 4 / 400e-9,
     # 10,000 x 4 B = 40,000 B, all on order at once, / 400 ns = 100 GB/s.
     "latency-7": 10_000 * 4 / 400e-9,
-    # 16 blocks x 191 GB/s = 3.056 TB/s of 4.42 TB/s = 69.1%.
-    "latency-8": 100 * 16 * 191e9 / 4.42e12,
+    # 16 blocks x 220 GB/s (the re-run one-SM sweep's best) = 3.52 TB/s of 4.42 TB/s = 79.6%.
+    "latency-8": 100 * 16 * 220e9 / 4.42e12,
     # 3.84 TB/s x 1063 ns = 4,081,920 B.
     "latency-9": 3.84e12 * 1063e-9,
     # 667 cycles / 43 cycles = 15.5 "seconds".
@@ -40,16 +41,17 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("latency-1", 1.02e6),
     ("latency-2", 6.52e9),
     ("latency-3", 169),
-    ("latency-4", 3064),
+    ("latency-4", 67),
     ("latency-5", 115e3),
     ("latency-6", 205e9),
-    ("latency-8", 69),
+    ("latency-8", 80),
     ("latency-10", 3.87),
 ]
 OFF = [  # wrong answers: not yet
-    ("latency-8", 24),                # the SMs that 191 GB/s apiece would need, not the share
+    ("latency-8", 20),                # the SMs that 220 GB/s apiece would need, not the share
     ("latency-5", 64 * 32 * 8 * 16),  # the SM's limit, not the register budget
     ("latency-5", 28),                # warps, not bytes
+    ("latency-4", 17),                # one 4-byte load a thread instead of 16 bytes
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
@@ -66,3 +68,14 @@ def test_worked_numbers_of_the_chapter():
     # Exercise 11 (qualitative, no registered answer): 25% occupancy of an H200 SM is 16 warps;
     # 132 SMs x 16 warps x 32 threads x 4 B over the recorded idle 341.5 ns is about 0.8 TB/s.
     assert 132 * 16 * 32 * 4 / 341.5e-9 == approx(0.8e12, rel=0.02)
+
+
+def test_latency_8_reads_the_recorded_one_sm_sweep():
+    # the constants of latency-8 are the re-run H200 sweep's, read from its JSON
+    import json
+    import pathlib
+    from exercises import latency
+    summary = json.loads((pathlib.Path(__file__).resolve().parents[1] / "labs" / "results"
+                          / "H200" / "littles_law.json").read_text())["summary"]
+    assert latency.H200_ONE_SM == approx(summary["one_sm_bandwidth"], rel=0.01)
+    assert latency.H200_SATURATION == approx(summary["saturation_bandwidth"], rel=0.01)

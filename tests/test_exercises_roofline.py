@@ -28,22 +28,24 @@ EXPECTED = {
     "roofline-6": 2 * (D * D + 2 * D) / 4.8e12,
     # an 8192 x 8192 FP16 layer on an H100 (dense FP16 989 TFLOP/s, 3.35 TB/s)
     "roofline-7": _crossover(989e12 / 3.35e12, d=8192),
-    # batch 256: H100 memory-bound (bytes 2 (d^2 + 2 x 256 d) at 3.35 TB/s), H200
-    # compute-bound (2 x 256 d^2 FLOPs at 989 TFLOP/s)
-    "roofline-8": (2 * (D * D + 2 * 256 * D) / 3.35e12) / (2 * 256 * D * D / 989e12),
+    # 32 x 32 FP32 products, perfect reuse: 2 x 32^3 FLOPs over 3 x 32^2 x 4 bytes = 16/3
+    # FLOP/byte, left of the A100's ridge 19.5 / 2.039: the slope 16/3 x 2.039 TB/s
+    "roofline-8": (2 * 32 ** 3 / (3 * 32 ** 2 * 4)) * 2.039e12,
     # multiplies only on an H200: min(66.9e12 / 2, 10 FLOP/B x 4.8 TB/s)
     "roofline-9": min(66.9e12 / 2, 10 * 4.8e12),
     # 2^28 x 12 bytes / 230 GB/s
     "roofline-10": 2 ** 28 * 12 / 230e9,
-    # NVFP4 layer on a B200 (dense FP4 9 PFLOP/s, 8 TB/s): 0.5625 B a value, so
-    # I(b) = 2 b d^2 / (0.5625 (d^2 + 2 b d)) >= ridge  <=>  b >= r d / (2 d - 2 r), r = 0.5625 ridge
-    "roofline-11": math.ceil(0.5625 * 9e15 / 8e12 * D / (2 * D - 2 * 0.5625 * 9e15 / 8e12)),
+    # a 70e9-parameter FP8 model at batch 1: 70e9 bytes a token at 4.8e12 byte/s
+    "roofline-11": 4.8e12 / 70e9,
+    # the T4's L2 as measured (1.1 TB/s), an FP32 add (1 FLOP per 12 bytes): 1.1e12 / 12
+    "roofline-13": 1.1e12 / 12,
 }
 
 
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("roofline-1", 0.58),
-    ("roofline-8", 1.29),
+    ("roofline-8", 10.9e12),
+    ("roofline-11", 68.6),
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
@@ -51,6 +53,16 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     "roofline", EXPECTED, rel=1e-3, rounded=ROUNDED)
 
 
-def test_a_batch_of_256_is_memory_bound_in_both_new_crossovers():
-    # a wider layer on an H100 and an NVFP4 layer on a B200 both need more than 256 inputs
-    assert 256 < answer("roofline-7") and 256 < answer("roofline-11")
+def test_a_batch_of_256_is_memory_bound_in_both_crossovers():
+    # a wider layer on an H100 (exercise 7 a) and an NVFP4 layer on a B200 (7 c) both need
+    # more than 256 inputs; the B200's NVFP4 crossing from the ridge 0.5625 x 9e15 / 8e12
+    from exercises.roofline import crossover_batch
+    r = 0.5625 * 9e15 / 8e12
+    b200 = math.ceil(r * D / (2 * D - 2 * r))
+    assert crossover_batch("B200", unit="fp4_tensor", dtype="nvfp4") == b200
+    assert 256 < answer("roofline-7") and 256 < b200
+
+
+def test_a_64_wide_product_crosses_the_a100_ridge():
+    # exercise 8's second part: 64/6 FLOP/byte is right of 19.5 / 2.039
+    assert 32 / 6 < 19.5e12 / 2.039e12 < 64 / 6

@@ -154,6 +154,18 @@ COINCIDENCES = {
 
 @pytest.mark.parametrize("stem", BOOK)
 def test_no_exercise_asks_for_a_number_printed_above_it(stem):
+    """What this test can see, and what it cannot: it compares each *registered numeric*
+    answer with the quantities printed above the exercises. It cannot see a prose exercise
+    (why-gpus-11 asked the chapter's own explanation of the register file back, with no
+    number), nor a worked example re-run with new inputs whose answer the page never prints
+    (parallelism-2 re-did the in-flight FMA count on an H200, triage-5 the GELU triage in BF16,
+    triage-7 the sin^2 + cos^2 count at another size). Those were found by reading, and
+    rewritten; telling "the same method, new inputs" from a transfer needs a judgement of
+    what the chapter worked, which a number match cannot make. A phrase match of each question
+    against the prose above it (prose_near's shingles, one word swapped) was tried and
+    rejected: with 9-word runs it finds parallelism-2 but none of the other three, and flags
+    five questions that only share a phrase with the text (why-gpus-9, flash-4/6/9/11); with
+    7-word runs, twenty."""
     printed = printed_numbers(_page(stem))
     chapter = next(k for k, v in CHAPTER_OF.items() if v == stem)
     found = []

@@ -53,12 +53,16 @@ HAND = {
         BYTES[p["dtype"]] * (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"])),
     "triage-1": lambda p: 8 * p["edge"] ** 2 / DRAM[p["gpu"]],      # read 4 B, write 4 B a point
     "triage-4": lambda p: p["kernels"] * 2 * p["gb"] * 1e9 / p["bw"],
-    "triage-5": lambda p: 2 * 2 * math.prod(p["shape"]) / DRAM[p["gpu"]],
+    # every BF16 element read once, one 4-byte total written per row
+    "triage-5": lambda p: (2 * math.prod(p["shape"]) + 4 * math.prod(p["shape"][:2]))
+    / DRAM[p["gpu"]],
     "simt-1": lambda p: math.ceil(p["n"] / p["block"]) * math.ceil(p["block"] / 32),
     "simt-7": lambda p: 100 * (1 - (1 - p["p"]) ** 32),
     "simt-10": _occupancy,
     "latency-1": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9,
-    "latency-4": lambda p: DRAM[p["gpu"]] * p["ns"] * 1e-9 / p["load"] / SMS[p["gpu"]],
+    # bytes in flight over the latency, as a share (percent, at most 100) of the bandwidth
+    "latency-4": lambda p: 100 * min(1, SMS[p["gpu"]] * p["warps"] * 32 * p["load"]
+                                     / (p["ns"] * 1e-9) / DRAM[p["gpu"]]),
     "latency-5": lambda p: (min(MAX_THREADS[p["gpu"]] // 32,
                                 4 * (REGISTERS // 4 // (-(-p["regs"] * 32 // 256) * 256)))
                             * 32 * p["loads"] * 16),

@@ -5,7 +5,7 @@ import math
 
 from perfmodel import machines, ops, parallel, roofline
 
-from ..triage import stencil9
+from ..triage import row_sums, stencil9
 from . import define
 from ._fmt import a, count, dtype, si
 
@@ -106,14 +106,14 @@ define(
                                                             fused=False)))
 
 define(
-    "triage-5", title="GELU at the speed of light",
+    "triage-5", title="Row sums at the speed of light",
     defaults={"gpu": "H200", "shape": (32, 2048, 8192)},
     draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200", "B200")),
                     "shape": (r.choice((8, 16, 32, 64)), r.choice((1024, 2048, 4096)),
                               r.choice((4096, 8192, 12288)))},
     question=lambda p: (
-        f"Give the **speed-of-light time in seconds** of GELU on a "
-        f"[{', '.join(str(x) for x in p['shape'])}] BF16 activation on {a(p['gpu'])} "
-        f"(datasheet: {si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')})."),
-    answer=lambda p: roofline.speed_of_light(p["gpu"], ops.gelu(math.prod(p["shape"]),
-                                                                 dtype="bf16")))
+        f"A [{', '.join(str(x) for x in p['shape'])}] BF16 tensor is summed along its last "
+        f"axis into FP32 totals on {a(p['gpu'])} (datasheet: "
+        f"{si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}). Give the **speed-of-light "
+        "time in seconds**."),
+    answer=lambda p: roofline.speed_of_light(p["gpu"], row_sums(p["shape"])))

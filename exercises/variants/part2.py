@@ -58,18 +58,17 @@ define(
                                             p["ns"] * 1e-9))
 
 define(
-    "latency-4", title="Threads per SM to hide latency",
-    defaults={"gpu": "H200", "ns": 337, "load": 4},
+    "latency-4", title="What a modest crowd sustains",
+    defaults={"gpu": "H200", "ns": 337, "warps": 16, "load": 16},
     draw=lambda r: {"gpu": r.choice(("A100", "H100", "H200")), "ns": r.randrange(300, 701, 10),
-                    "load": r.choice((4, 8, 16))},
+                    "warps": r.choice((4, 8, 12, 16)), "load": r.choice((4, 8, 16))},
     question=lambda p: (
-        f"Give the **threads per SM** {a(p['gpu'])} "
-        f"({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}, "
-        f"{machines.get(p['gpu']).sms} SMs) needs at {p['ns']} ns of latency when each thread "
-        f"keeps one {p['load']}-byte load open."),
-    answer=lambda p: (little.threads_needed(machines.get(p["gpu"]).bandwidth("dram"),
-                                            p["ns"] * 1e-9, p["load"])
-                      / machines.get(p["gpu"]).sms))
+        f"A kernel keeps {p['warps']} warps on each of {a(p['gpu'])}'s "
+        f"{machines.get(p['gpu']).sms} SMs ({si(machines.get(p['gpu']).bandwidth('dram'), 'B/s')}"
+        f"), and every thread has one {p['load']}-byte load open; a load takes {p['ns']} ns. "
+        "Give the **share of the DRAM bandwidth it sustains, in percent**."),
+    answer=lambda p: 100 * min(1.0, machines.get(p["gpu"]).sms * p["warps"] * 32 * p["load"]
+                               / (p["ns"] * 1e-9) / machines.get(p["gpu"]).bandwidth("dram")))
 
 define(
     "latency-5", title="What the register budget keeps in flight",
