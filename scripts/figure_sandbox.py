@@ -4,8 +4,10 @@ without building the book (minutes instead of the build's tens of minutes).
     .venv/bin/python scripts/figure_sandbox.py [NAME ...] [--width 688 --width 728]
         [--theme light --theme dark] [--shots DIR]
 
-NAME is a widget (``roofline_explorer``), ``lab:NAME`` (``lab:ops_on_roof``) or
-``machines``; default: every widget, every lab plot and the machines figure. Each figure
+NAME is a widget (``roofline_explorer``), ``lab:NAME`` (``lab:ops_on_roof``), a diagram
+(``diagram:memory_staircase``, drawn as the gallery draws it, or with arguments:
+``diagram:latency_timeline:warps=12``) or ``machines``; default:
+every widget, every lab plot, every diagram and the machines figure. Each figure
 sits in a column as wide as the site's content at a 1280 px window (688 px) and at a
 760 px window (728 px), uses the site's own plotly.js and book-plotly.js (with its step engine), and is judged by
 tests/legibility.py. The site's verdict comes from tests/test_figures_legible.py on the
@@ -52,7 +54,15 @@ def figure_names() -> list[str]:
     out = list(widgets.WIDGETS) + ["machines"]
     out += [f"lab:{n}" for n in labs.LABS if n != "profile"]
     out += ["lab:profile:simt", "lab:profile:latency", "lab:profile:memory"]
-    return out
+    from widgets import diagrams
+
+    return out + [f"diagram:{n}" for n, _chapter in diagrams.DIAGRAMS]
+
+
+def _keywords(args: str) -> dict:
+    """"key=value,key=value" as keyword arguments (whole numbers as int)."""
+    return {k: (int(v) if v.lstrip("-").isdigit() else v)
+            for k, v in (a.split("=") for a in args.split(",") if a)}
 
 
 def figure_html(name: str) -> str:
@@ -67,11 +77,17 @@ def figure_html(name: str) -> str:
                                        pcie=False).static_html()
     if name == "explorer:ch10":
         return widgets.roofline_explorer("H200", "fp16_tensor", seq=4096, head_dim=64).static_html()
+    if name.startswith("diagram:"):
+        from labs.readouts import staircase_figures
+        from widgets import diagrams
+
+        _, fn, *args = name.split(":", 2)          # diagram:NAME[:key=value,...]
+        kw = staircase_figures() if fn == "memory_staircase" else {}
+        kw.update(_keywords(args[0] if args else ""))
+        return getattr(diagrams, fn)(**kw).static_html()
     if ":" in name and not name.startswith("lab:"):      # widget:key=value,key=value
         view, args = name.split(":", 1)
-        kw = {k: (int(v) if v.lstrip("-").isdigit() else v)
-              for k, v in (a.split("=") for a in args.split(","))}
-        return getattr(widgets, view)(**kw).static_html()
+        return getattr(widgets, view)(**_keywords(args)).static_html()
     if name == "measure_device":
         from widgets import measure_device
 

@@ -15,8 +15,15 @@ from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, rect, 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
 STATES = [little.READY, little.ISSUE_LOAD, little.WAITING, little.ISSUE_USE]
-STATE_COLORS = ["rgba(158,158,158,0.25)", COLORS["accent"], "rgba(76,120,168,0.45)",
-                COLORS["gpu"]]
+#: Opaque mid-tones, each at least 3:1 against the light theme's white and the dark
+#: theme's near-black (ready #8c8c8c: 3.4 and 5.6; waiting #5b8fc9: 3.4 and 5.5), so the
+#: cells and their key read on both.
+STATE_COLORS = ["#8c8c8c", COLORS["accent"], "#5b8fc9", COLORS["gpu"]]
+#: The key's words, in the order of STATES.
+STATE_WORDS = ["ready, not issued", "load issued", "waiting", "use issued"]
+#: Cycles (x units) a character of the key's 11 px labels takes at the narrowest column
+#: (about 6 px a character, 16.8 px a cycle), with room to spare.
+KEY_CYCLES_PER_CHAR = 0.4
 
 
 class LatencyTimeline(Diagram):
@@ -70,17 +77,21 @@ class LatencyTimeline(Diagram):
 
     def layout(self, s):
         lay = super().layout(s)
-        lay["yaxis"]["range"] = [s["warps"] + 2.6, -2.2]
+        lay["yaxis"]["range"] = [s["warps"] + 2.6, -3.1]
         return lay
 
     def picture(self, s):
-        key = " ".join(f"<span style='color:{c}'>■</span> {w}" for c, w in
-                       zip(STATE_COLORS[1:] + STATE_COLORS[:1],
-                           ["load issued", "waiting", "use issued", "ready, not issued"]))
-        notes = [label(-0.5, -1.5, "one row per warp, one column per cycle", size=11,
-                       xanchor="left"),
-                 label(CYCLES - 0.5, -1.5, key, size=11, xanchor="right")]
-        return [], notes
+        """The key: a swatch of each state's own colour (a shape, as large as a cell is
+        wide) and its name, in a row above the warps, under a line on how to read them."""
+        sh, notes = [], [label(-0.5, -2.6, "one row per warp, one column per cycle", size=11,
+                               xanchor="left")]
+        x = -0.5
+        for k in (1, 2, 3, 0):            # load, waiting, use, then ready
+            sh.append(rect(x, -1.7, x + 0.8, -1.1, STATE_COLORS[k], "key"))
+            notes.append(label(x + 1.2, -1.4, STATE_WORDS[k], size=11, xanchor="left",
+                               name="key"))
+            x += 1.2 + KEY_CYCLES_PER_CHAR * len(STATE_WORDS[k]) + 1.0
+        return sh, notes
 
     def describe(self, s):
         rows = self.timeline(s)
