@@ -121,6 +121,11 @@ def test_sms_and_lanes_are_the_machines():
                     assert len(shapes(lay, "scheduler")) == 4
                 else:
                     assert len(shapes(lay, "sm")) == m.sms, (view.name, machine)
+    bets = diagrams.transistor_bets("T4")
+    # the FLOP a cycle beside "40 SMs x 64 lanes" is their product x 2, not 8.1 T / 1.59 G
+    assert note(bets.full_layout(bets.initial()), "gpu-per-cycle") == "5,120 FLOP per cycle"
+    assert note(bets.full_layout({"machine": "H200"}), "gpu-per-cycle") == \
+        f"{132 * 128 * 2:,} FLOP per cycle"
     t4, h200 = diagrams.sm_anatomy("T4"), diagrams.sm_anatomy("H200")
     assert len(shapes(t4.full_layout(t4.initial()), "lane")) == 64      # Turing: 64 lanes
     assert len(shapes(h200.full_layout(h200.initial()), "lane")) == 128  # Hopper: 128

@@ -10,7 +10,8 @@ from perfmodel import little, simt, units
 
 from ..base import Control, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, rect, text_trace
+from ._base import (FILL, Diagram, boxes_trace, grid, key, label, machine_menu, rect,
+                    rows_axis, text_trace)
 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
@@ -33,7 +34,7 @@ class LatencyTimeline(Diagram):
                "(red), waits for it (blue), then uses it (green); while it waits, another "
                "warp issues. Enough warps and the scheduler never idles, with that many "
                "loads in flight.")
-    height = 380
+    height = 340
     xrange = (-0.5, CYCLES - 0.5)
 
     def __init__(self, warps: int = 4, latency_cycles: int = 8):
@@ -73,24 +74,28 @@ class LatencyTimeline(Diagram):
         return [{"type": "heatmap", "z": z, "zmin": -0.5, "zmax": n - 0.5, "colorscale": scale,
                  "showscale": False, "xgap": 1, "ygap": 2, "xaxis": "x", "yaxis": "y",
                  "name": "warp states", "hoverinfo": "skip"},
-                text_trace(-0.5, s["warps"] + 1.4, text, "counters", size=12)]
+                text_trace(-0.5, s["warps"] - 0.5 + 26 / self.axis(s)[0], text, "counters",
+                           size=12)]
+
+    def axis(self, s) -> tuple[float, float, float]:
+        """(px per warp row, top, bottom): 46 px above the rows for a line on how to read
+        them and the key, 48 px below for the counters (widgets.diagrams._base.rows_axis)."""
+        return rows_axis(s["warps"], self.height, 46, 48)
 
     def layout(self, s):
         lay = super().layout(s)
-        lay["yaxis"]["range"] = [s["warps"] + 2.6, -3.1]
+        _unit, top, bottom = self.axis(s)
+        lay["yaxis"]["range"] = [bottom, top]
         return lay
 
     def picture(self, s):
-        """The key: a swatch of each state's own colour (a shape, as large as a cell is
-        wide) and its name, in a row above the warps, under a line on how to read them."""
-        sh, notes = [], [label(-0.5, -2.6, "one row per warp, one column per cycle", size=11,
-                               xanchor="left")]
-        x = -0.5
-        for k in (1, 2, 3, 0):            # load, waiting, use, then ready
-            sh.append(rect(x, -1.7, x + 0.8, -1.1, STATE_COLORS[k], "key"))
-            notes.append(label(x + 1.2, -1.4, STATE_WORDS[k], size=11, xanchor="left",
-                               name="key"))
-            x += 1.2 + KEY_CYCLES_PER_CHAR * len(STATE_WORDS[k]) + 1.0
+        """The key: a swatch of each state's own colour and its name, in a row above the
+        warps, under a line on how to read them."""
+        unit = self.axis(s)[0]
+        sh, notes = key([(STATE_COLORS[k], STATE_WORDS[k]) for k in (1, 2, 3, 0)],
+                        -0.5, -0.5 - 14 / unit, (0.8, 11 / unit), KEY_CYCLES_PER_CHAR)
+        notes.append(label(-0.5, -0.5 - 36 / unit, "one row per warp, one column per cycle",
+                           size=11, xanchor="left"))
         return sh, notes
 
     def describe(self, s):

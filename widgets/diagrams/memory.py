@@ -150,7 +150,8 @@ class Sectors(Diagram):
 
     def controls(self):
         return [Control("stride", "stride", STRIDES, self._initial["stride"], "dropdown",
-                        lambda v: "random gather" if v == "random" else f"{v} element(s)")]
+                        lambda v: "random gather" if v == "random"
+                        else f"{v} element{'s' if v != 1 else ''}")]
 
     def layout_of(self, s):
         addr = simt.lane_addresses(s["stride"], 4)
@@ -303,12 +304,13 @@ class PCIePath(Diagram):
             notes.append(label(x0 + 11, 57, what.replace(" ", "<br>", 1), size=11))
         links = [("CPU copy", used[0]),
                  (f"PCIe {units.si(m.bandwidth('pcie'), 'B/s', 3)}", used[1]),
-                 (units.si(m.bandwidth('dram'), 'B/s', 3), used[2])]
+                 (f"DRAM {units.si(m.bandwidth('dram'), 'B/s', 3)}", used[2])]
         for k, (what, on) in enumerate(links):
             x0 = k * 26 + 22
             if on:
                 notes.append(arrow(x0 + 0.3, 57, x0 + 3.7, 57, name="hop"))
-            notes.append(label(x0 + 2, 78 if k % 2 == 0 else 36, what, size=11,
+            # above the hop it names (the hops are 26 units, about 175 px, apart)
+            notes.append(label(x0 + 2, 77, what, size=11,
                                name="link-on" if on else "link-off"))
         if c["bytes"]:
             text = (f"vector add of {units.count(self.n)} FP32: {units.si(c['bytes'], 'B', 3)} "
