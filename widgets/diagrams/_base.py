@@ -249,6 +249,27 @@ class Diagram(View):
         return live
 
 
+class RowsDiagram(Diagram):
+    """A diagram of rows of cells, top down (one row per warp, per instruction issued),
+    with text above and below them kept at fixed heights in px whatever the number of
+    rows: subclasses set ``around_px`` = (px above row 0, px below the last row) and
+    implement ``row_count(s)``; ``axis(s)`` gives (px per row, top, bottom)."""
+
+    around_px: tuple[float, float] = (20.0, 40.0)
+
+    def row_count(self, s: Settings) -> int:
+        raise NotImplementedError
+
+    def axis(self, s: Settings) -> tuple[float, float, float]:
+        return rows_axis(self.row_count(s), self.height, *self.around_px)
+
+    def layout(self, s: Settings) -> dict:
+        lay = super().layout(s)
+        _unit, top, bottom = self.axis(s)
+        lay["yaxis"]["range"] = [bottom, top]
+        return lay
+
+
 def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     """(menu, name) of the machines that have every fact in ``need`` (Machine attributes
     or hardware keys), and the name of ``machine`` among them; a machine that lacks one
@@ -268,5 +289,5 @@ def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     return menu, m.name
 
 
-__all__ = ["machine_menu", "grid", "Diagram", "rect", "arrow", "label", "key", "rows_axis", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
+__all__ = ["machine_menu", "grid", "Diagram", "RowsDiagram", "rect", "arrow", "label", "key", "rows_axis", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
            "size", "FILL", "EDGE", "FONT", "COLORS"]

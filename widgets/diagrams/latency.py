@@ -10,8 +10,8 @@ from perfmodel import little, simt, units
 
 from ..base import Control, check_choice, with_value
 from ..style import COLORS
-from ._base import (FILL, Diagram, boxes_trace, grid, key, label, machine_menu, rect,
-                    rows_axis, text_trace)
+from ._base import (FILL, Diagram, RowsDiagram, boxes_trace, grid, key, label, machine_menu,
+                    rect, text_trace)
 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
@@ -27,7 +27,7 @@ STATE_WORDS = ["ready, not issued", "load issued", "waiting", "use issued"]
 KEY_CYCLES_PER_CHAR = 0.4
 
 
-class LatencyTimeline(Diagram):
+class LatencyTimeline(RowsDiagram):
     name = "latency-timeline"
     title = "Hiding latency: warps take turns while their loads travel"
     caption = ("One scheduler issues one instruction per cycle. Each warp issues a load "
@@ -36,6 +36,8 @@ class LatencyTimeline(Diagram):
                "loads in flight.")
     height = 340
     xrange = (-0.5, CYCLES - 0.5)
+    #: Above the warps: a line on how to read them and the key; below: the counters.
+    around_px = (46, 48)
 
     def __init__(self, warps: int = 4, latency_cycles: int = 8):
         check_choice("warps", warps, [1, 2, 4, 8, 12])
@@ -77,16 +79,8 @@ class LatencyTimeline(Diagram):
                 text_trace(-0.5, s["warps"] - 0.5 + 26 / self.axis(s)[0], text, "counters",
                            size=12)]
 
-    def axis(self, s) -> tuple[float, float, float]:
-        """(px per warp row, top, bottom): 46 px above the rows for a line on how to read
-        them and the key, 48 px below for the counters (widgets.diagrams._base.rows_axis)."""
-        return rows_axis(s["warps"], self.height, 46, 48)
-
-    def layout(self, s):
-        lay = super().layout(s)
-        _unit, top, bottom = self.axis(s)
-        lay["yaxis"]["range"] = [bottom, top]
-        return lay
+    def row_count(self, s) -> int:
+        return s["warps"]
 
     def picture(self, s):
         """The key: a swatch of each state's own colour and its name, in a row above the

@@ -9,7 +9,7 @@ from perfmodel import simt, units
 
 from ..base import Control, Settings, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, grid, key, label, machine_menu, rect, rows_axis, text_trace
+from ._base import FILL, Diagram, RowsDiagram, grid, key, label, machine_menu, rect, text_trace
 
 BLOCKS = [64, 128, 256, 512, 1024]
 BLOCKS_SHOWN = 12        # blocks of the grid drawn before an ellipsis
@@ -86,7 +86,7 @@ def _mask_colors(paths: int) -> list:
     return [[edge, c] for i, c in enumerate(cols) for edge in (i / n, (i + 1) / n)]
 
 
-class BranchMask(Diagram):
+class BranchMask(RowsDiagram):
     name = "branch-mask"
     title = "A warp through a branch: its active mask, instruction by instruction"
     caption = ("One warp of 32 lanes runs an if/else: each row is one instruction issued; "
@@ -94,6 +94,8 @@ class BranchMask(Diagram):
                "after the other, so the warp pays for every path its lanes take.")
     height = 400
     xrange, yrange = (-0.5, 31.5), (-1.6, 30.0)   # y range set per settings in layout
+    #: Above the instructions: the lane labels; below: two rows of key, four of counters.
+    around_px = (20, 118)
 
     def __init__(self, paths: int = 2, split: str = "within", body: int = 3):
         check_choice("paths", paths, [1, 2, 4, 8])
@@ -146,17 +148,8 @@ class BranchMask(Diagram):
         return [heat, text_trace(-0.5, len(prog) - 0.5 + 84 / unit, text, "counters",
                                  size=12)]
 
-    def axis(self, s) -> tuple[float, float, float]:
-        """(px per instruction row, top, bottom): 20 px above the rows for the lane
-        labels; 118 px below for two rows of key and the four lines of counters
-        (widgets.diagrams._base.rows_axis)."""
-        return rows_axis(len(self.program(s)), self.height, 20, 118)
-
-    def layout(self, s):
-        lay = super().layout(s)
-        _unit, top, bottom = self.axis(s)
-        lay["yaxis"]["range"] = [bottom, top]
-        return lay
+    def row_count(self, s) -> int:
+        return len(self.program(s))
 
     def picture(self, s):
         unit, rows = self.axis(s)[0], len(self.program(s))
