@@ -16,14 +16,11 @@ built book; this is for iterating on a figure.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import pathlib
 import shutil
 import sys
 import tempfile
-import threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,11 +37,6 @@ def _plotly_js() -> pathlib.Path:
     import plotly
 
     return pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def figure_names() -> list[str]:
@@ -139,14 +131,12 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_Quiet, directory=str(tmp)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    from offline_browser import chromium, serve
+
+    httpd, base = serve(tmp)
     bad = 0
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                     args=["--no-sandbox", "--disable-gpu"])
+        browser = chromium(pw)
         ctx = browser.new_context(viewport={"width": max(widths) + 40, "height": 900})
         p = ctx.new_page()
         for n in names:
