@@ -235,6 +235,17 @@ def test_the_staircase_draws_the_recorded_runs_as_measured():
         diagrams.memory_staircase("H200", bandwidths=[1.0])
 
 
+def test_provenance_reads_the_figures_sources():
+    from widgets.diagrams.memory import provenance
+
+    t4, h200 = machines.get("T4"), machines.get("H200")
+    assert provenance(h200.source("dram")) == "datasheet"       # "NVIDIA H200 SXM datasheet"
+    assert provenance(t4.source("l2")) == "measured"            # the T4 note, measured
+    assert provenance(h200.source("pcie")) == "nominal"         # "PCIe Gen5 x16, nominal"
+    with pytest.raises(TypeError, match="source"):
+        provenance(None)
+
+
 @pytest.mark.parametrize("stride", [1, 2, 4, 8, 16, 32, "random"])
 def test_sectors_and_lines_are_the_warps(stride):
     view = diagrams.sectors(stride)

@@ -25,7 +25,9 @@ PROVENANCE = ("measured", "datasheet")
 
 def provenance(source: str) -> str:
     """"measured", "datasheet" or "nominal": how a :class:`perfmodel.machines.Figure`'s
-    ``source`` says it was obtained."""
+    ``source`` says it was obtained; a source that is not text -> TypeError."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a figure's source in words; got {source!r}"[:200])
     low = source.lower()
     return next((word for word in PROVENANCE if word in low), "nominal")
 
