@@ -582,3 +582,27 @@ def table_html(name: str, results: list[dict]) -> str:
             + html.escape(readout.look) + "</caption><thead><tr><th rowspan=\"2\">quantity</th>"
             + top + "</tr><tr>" + sub + "</tr></thead><tbody>" + "".join(body)
             + "</tbody>" + foot_html + "</table></div>")
+
+
+def staircase_figures(results_dir=None) -> dict:
+    """The memory staircase's recorded figures, as :func:`widgets.diagrams.memory_staircase`
+    takes them, keyed by the datasheet machine each run was measured on: ``latencies``
+    {machine: {level: seconds}} from the latency lab (one dependent load served by that
+    level) and ``bandwidths`` {machine: {level: byte/s}} from the coalescing lab (stride-1
+    reads from a buffer that stays in the L2 and from one that cannot). A real run comes
+    before a reference set of the same GPU (:func:`labs.results.list_recorded`'s order)."""
+    from .results import list_recorded
+
+    found: dict = {"latencies": {}, "bandwidths": {}}
+    for key, lab, pick in (
+            ("latencies", "latency",
+             lambda s: {k: v * 1e-9 for k, v in s.get("latency_ns", {}).items()}),
+            ("bandwidths", "coalescing",
+             lambda s: {k: v["1"] for k, v in s.get("useful_bandwidth_by_stride", {}).items()
+                        if "1" in v})):
+        for r in list_recorded(lab, results_dir):
+            m = datasheet(r)
+            figures = {k: v for k, v in pick(r.get("summary", {})).items() if _num(v) and v > 0}
+            if m is not None and figures and m.name not in found[key]:
+                found[key][m.name] = figures
+    return found

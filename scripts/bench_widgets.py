@@ -27,13 +27,10 @@ Run: .venv/bin/python scripts/bench_widgets.py [--static-only] [--site DIR] [--r
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import pathlib
 import statistics
 import sys
-import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -64,11 +61,6 @@ def live_updates(rounds: int = 6) -> dict[str, float]:
                     times.append(time.perf_counter() - t)
         out[name] = statistics.median(times)
     return out
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 MEASURE = """() => {
@@ -117,14 +109,13 @@ def browser_steps(rounds: int = 8, site: pathlib.Path = SITE, only: list | None 
 
     import widgets
 
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/appendix/gallery.html"
+    from offline_browser import chromium, serve
+
+    httpd, base = serve(site)
+    url = f"{base}/appendix/gallery.html"
     out = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                     headless=True, args=["--no-sandbox", "--disable-gpu"])
+        browser = chromium(pw)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(url.split("/appendix")[0])
                    else r.abort())

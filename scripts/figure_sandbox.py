@@ -4,8 +4,10 @@ without building the book (minutes instead of the build's tens of minutes).
     .venv/bin/python scripts/figure_sandbox.py [NAME ...] [--width 688 --width 728]
         [--theme light --theme dark] [--shots DIR]
 
-NAME is a widget (``roofline_explorer``), ``lab:NAME`` (``lab:ops_on_roof``) or
-``machines``; default: every widget, every lab plot and the machines figure. Each figure
+NAME is a widget (``roofline_explorer``), ``lab:NAME`` (``lab:ops_on_roof``), a diagram
+(``diagram:memory_staircase``, drawn as the gallery draws it, or with arguments:
+``diagram:latency_timeline:warps=12``) or ``machines``; default:
+every widget, every lab plot, every diagram and the machines figure. Each figure
 sits in a column as wide as the site's content at a 1280 px window (688 px) and at a
 760 px window (728 px), uses the site's own plotly.js and book-plotly.js (with its step engine), and is judged by
 tests/legibility.py. The site's verdict comes from tests/test_figures_legible.py on the
@@ -14,14 +16,11 @@ built book; this is for iterating on a figure.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import pathlib
 import shutil
 import sys
 import tempfile
-import threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,11 +39,6 @@ def _plotly_js() -> pathlib.Path:
     return pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def figure_names() -> list[str]:
     import labs
     import widgets
@@ -52,7 +46,15 @@ def figure_names() -> list[str]:
     out = list(widgets.WIDGETS) + ["machines"]
     out += [f"lab:{n}" for n in labs.LABS if n != "profile"]
     out += ["lab:profile:simt", "lab:profile:latency", "lab:profile:memory"]
-    return out
+    from widgets import diagrams
+
+    return out + [f"diagram:{n}" for n, _chapter in diagrams.DIAGRAMS]
+
+
+def _keywords(args: str) -> dict:
+    """"key=value,key=value" as keyword arguments (whole numbers as int)."""
+    return {k: (int(v) if v.lstrip("-").isdigit() else v)
+            for k, v in (a.split("=") for a in args.split(",") if a)}
 
 
 def figure_html(name: str) -> str:
@@ -67,11 +69,17 @@ def figure_html(name: str) -> str:
                                        pcie=False).static_html()
     if name == "explorer:ch10":
         return widgets.roofline_explorer("H200", "fp16_tensor", seq=4096, head_dim=64).static_html()
+    if name.startswith("diagram:"):
+        from labs.readouts import staircase_figures
+        from widgets import diagrams
+
+        _, fn, *args = name.split(":", 2)          # diagram:NAME[:key=value,...]
+        kw = staircase_figures() if fn == "memory_staircase" else {}
+        kw.update(_keywords(args[0] if args else ""))
+        return getattr(diagrams, fn)(**kw).static_html()
     if ":" in name and not name.startswith("lab:"):      # widget:key=value,key=value
         view, args = name.split(":", 1)
-        kw = {k: (int(v) if v.lstrip("-").isdigit() else v)
-              for k, v in (a.split("=") for a in args.split(","))}
-        return getattr(widgets, view)(**kw).static_html()
+        return getattr(widgets, view)(**_keywords(args)).static_html()
     if name == "measure_device":
         from widgets import measure_device
 
@@ -123,14 +131,12 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_Quiet, directory=str(tmp)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    from offline_browser import chromium, serve
+
+    httpd, base = serve(tmp)
     bad = 0
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                     args=["--no-sandbox", "--disable-gpu"])
+        browser = chromium(pw)
         ctx = browser.new_context(viewport={"width": max(widths) + 40, "height": 900})
         p = ctx.new_page()
         for n in names:

@@ -1,6 +1,7 @@
 """The grader's ``--gpu`` path on a real GPU: every kernel challenge's reference solution
 handed in by one student, a kernel that never ends and one that writes past the end of
-its array by another, graded by ``exercises.grade`` with the checks on the GPU.
+its array (``labs.challenges.misbehaving``, the ones tests/test_grade_challenges.py grades
+under the simulator) by two others, graded by ``exercises.grade`` with the checks on the GPU.
 
     python3 scripts/grade_challenges_on_gpu.py [--out DIR] [--time-limit S]
 
@@ -25,32 +26,6 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-HANG = '''from numba import cuda
-
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    while i >= 0:          # never ends
-        i += 0
-
-
-def launch(a, x, y, out):
-    saxpy[(x.size + 255) // 256, 256](a, x, y, out)
-'''
-OUT_OF_BOUNDS = '''from numba import cuda
-
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    out[i + (1 << 24)] = a * x[i] + y[i]          # far past the end of out
-
-
-def launch(a, x, y, out):
-    saxpy[(x.size + 255) // 256, 256](a, x, y, out)
-'''
-
 
 def notebook(cells: dict[str, str]) -> dict:
     from exercises.challenges import marker
@@ -70,6 +45,7 @@ def main() -> int:
     a = ap.parse_args()
     import labs.challenges as book
     from exercises.challenges import Limits
+    from labs.challenges.misbehaving import HANG, OUT_OF_BOUNDS
     from exercises.grade import grade
 
     names = list(book.NAMES)

@@ -7,22 +7,13 @@ site is served."""
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import os
 import pathlib
 import sys
-import threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 sys.path.insert(0, str(ROOT / "tests"))
 import legibility  # noqa: E402
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def pages_with_figures() -> list[str]:
@@ -33,14 +24,12 @@ def pages_with_figures() -> list[str]:
 def probe(pages: list[str], widths: list[int], themes=("light",)) -> dict:
     from playwright.sync_api import sync_playwright
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_Quiet, directory=str(SITE)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    from offline_browser import chromium, serve
+
+    httpd, base = serve(SITE)
     found = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                     headless=True, args=["--no-sandbox", "--disable-gpu"])
+        browser = chromium(pw)
         for width in widths:
             for theme in themes:
                 ctx = browser.new_context(viewport={"width": width, "height": 900})

@@ -105,7 +105,9 @@ def test_ilp_starter_has_too_few_bytes_in_flight_for_littles_law(sim):
     h200 = machines.get("H200")
     spec = ch.challenge("ilp")
     threads = h200.sms * spec.BLOCKS_PER_SM * spec.THREADS
-    latency = 337e-9   # the H200's recorded idle DRAM latency (labs/results/H200/latency.json)
+    # the H200's recorded dependent-load latency from DRAM (337 ns), read from its run
+    recorded = json.loads((ROOT / "labs" / "results" / "H200" / "latency.json").read_text())
+    latency = recorded["summary"]["latency_ns"]["dram"] * 1e-9
     need = little.bytes_in_flight(h200.bandwidth("dram"), latency)
     assert threads * s["bytes_before_store"] < 0.2 * need
     assert threads * r["bytes_before_store"] > need
@@ -236,6 +238,17 @@ def test_quick_mode_on_a_t4_is_under_a_minute_as_stated(name):
     stated = re.search(r"On a T4 \(quick\):\s+about (\d+) s", " ".join(spec.__doc__.split()))
     assert stated, f"{name}'s docstring must state its T4 quick estimate"
     assert int(stated.group(1)) == estimate.stated(est["seconds"]) < 60, est
+
+
+@pytest.mark.parametrize("name", ch.NAMES)
+def test_sizes_come_in_three_modes_and_refuse_others(name):
+    spec = ch.challenge(name)
+    sizes = [spec.sizes(mode) for mode in ("sim", "quick", "full")]
+    assert sizes[0].keys() == sizes[1].keys() == sizes[2].keys()
+    spec.sizes("sim").clear()                     # a copy: the next caller gets them whole
+    assert spec.sizes("sim") == sizes[0]
+    with pytest.raises(ValueError, match="mode must be one of sim, quick, full; got 'fast'"):
+        spec.sizes("fast")
 
 
 @pytest.mark.parametrize("name", ch.NAMES)

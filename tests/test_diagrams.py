@@ -121,6 +121,11 @@ def test_sms_and_lanes_are_the_machines():
                     assert len(shapes(lay, "scheduler")) == 4
                 else:
                     assert len(shapes(lay, "sm")) == m.sms, (view.name, machine)
+    bets = diagrams.transistor_bets("T4")
+    # the FLOP a cycle beside "40 SMs x 64 lanes" is their product x 2, not 8.1 T / 1.59 G
+    assert note(bets.full_layout(bets.initial()), "gpu-per-cycle") == "5,120 FLOP per cycle"
+    assert note(bets.full_layout({"machine": "H200"}), "gpu-per-cycle") == \
+        f"{132 * 128 * 2:,} FLOP per cycle"
     t4, h200 = diagrams.sm_anatomy("T4"), diagrams.sm_anatomy("H200")
     assert len(shapes(t4.full_layout(t4.initial()), "lane")) == 64      # Turing: 64 lanes
     assert len(shapes(h200.full_layout(h200.initial()), "lane")) == 128  # Hopper: 128
@@ -176,12 +181,69 @@ def test_the_staircase_sizes_are_the_machines():
                 assert _bytes(text) == pytest.approx(size, rel=0.01), (machine, level, text)
             else:
                 assert "not on record" in text
-        assert note(lay, "bandwidth-dram").startswith(
-            f"{m.bandwidth('dram') / 1e12:.3g} TB/s".replace(".0 ", " ")) or \
-            note(lay, "bandwidth-dram").endswith("B/s")
-        assert note(lay, "latency-dram") == "337 ns"
+        # every GPU's DRAM figure is its datasheet's, and says so
+        assert m.source("dram").startswith("NVIDIA") and "datasheet" in m.source("dram")
+        assert note(lay, "bandwidth-dram") == f"{_si(m.bandwidth('dram'), 'B/s')} datasheet"
+        assert note(lay, "latency-dram") == "337 ns measured"
+        assert note(lay, "latency-l2") == "latency not measured"
         assert len(hierarchy.staircase(m)) == len([a for a in lay["annotations"]
                                                    if a["name"] == "level"])
+        assert "n/a" not in " ".join(a["text"] for a in lay["annotations"])
+
+
+def _si(value: float, unit: str) -> str:
+    """Three significant figures with an SI prefix, worked here: 4.8e12 -> "4.8 TB/s",
+    1.474e-7 -> "147 ns"."""
+    prefixes = {-9: "n", -6: "µ", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P"}
+    exp = max(e for e in prefixes if value >= 10.0 ** e)
+    return f"{float(f'{value / 10.0 ** exp:.3g}'):g} {prefixes[exp]}{unit}"
+
+
+def test_the_staircase_draws_the_recorded_runs_as_measured():
+    """The H200's recorded latency and coalescing runs (labs/results/H200), read here
+    from the JSON, are on the staircase, marked measured; the T4's L1 and L2 are the T4
+    note's measurements; a level with no record says so in words."""
+    import json
+    import pathlib
+
+    from labs.readouts import staircase_figures
+
+    res = pathlib.Path(__file__).resolve().parents[1] / "labs" / "results"
+    chase = json.loads((res / "H200" / "latency.json").read_text())["summary"]["latency_ns"]
+    reads = json.loads((res / "H200" / "coalescing.json").read_text())["summary"][
+        "useful_bandwidth_by_stride"]
+    view = diagrams.memory_staircase("H200", **staircase_figures())
+    h200 = view.full_layout(view.initial())
+    for level in ("l1", "l2", "dram"):
+        assert note(h200, f"latency-{level}") == f"{_si(chase[level] * 1e-9, 's')} measured"
+    assert note(h200, "latency-l2") == "147 ns measured"          # 147.4 ns in the JSON
+    assert note(h200, "measured-bandwidth-l2") == f"{_si(reads['l2']['1'], 'B/s')} measured"
+    assert note(h200, "measured-bandwidth-dram") == "4.29 TB/s measured"
+    assert note(h200, "bandwidth-dram") == "4.8 TB/s datasheet"
+    assert note(h200, "bandwidth-l1") == "bandwidth not measured"
+    assert note(h200, "bandwidth-registers") == "read within the instruction"
+    t4 = view.full_layout({"machine": "T4"})
+    assert note(t4, "bandwidth-l1") == "3.9 TB/s measured"         # the T4 note's L1 stream
+    assert note(t4, "bandwidth-l2") == "1.1 TB/s measured"
+    assert note(t4, "latency-dram") == "314 ns measured"           # the T4 note's chase
+    assert note(t4, "latency-l1") == "latency not measured"
+    said = view.describe({"machine": "H200"})
+    assert "latency 147 ns (measured)" in said and "bandwidth 4.8 TB/s (datasheet)" in said
+    with pytest.raises(ValueError, match=r"latencies\['H200'\]\['l2'\]"):
+        diagrams.memory_staircase("H200", latencies={"H200": {"l2": -1.0}})
+    with pytest.raises(ValueError, match="bandwidths must map"):
+        diagrams.memory_staircase("H200", bandwidths=[1.0])
+
+
+def test_provenance_reads_the_figures_sources():
+    from widgets.diagrams.memory import provenance
+
+    t4, h200 = machines.get("T4"), machines.get("H200")
+    assert provenance(h200.source("dram")) == "datasheet"       # "NVIDIA H200 SXM datasheet"
+    assert provenance(t4.source("l2")) == "measured"            # the T4 note, measured
+    assert provenance(h200.source("pcie")) == "nominal"         # "PCIe Gen5 x16, nominal"
+    with pytest.raises(TypeError, match="source"):
+        provenance(None)
 
 
 @pytest.mark.parametrize("stride", [1, 2, 4, 8, 16, 32, "random"])

@@ -281,37 +281,11 @@ def test_the_result_may_be_indented_but_must_come_last():
 
 try:
     import labs.challenges as book_challenges
+    from labs.challenges import misbehaving  # the GPU grading script grades the same ones
 except ImportError:  # the challenges are not in this checkout yet
     book_challenges = None
 needs_book = pytest.mark.skipif(book_challenges is None, reason="no labs.challenges here")
 
-#: SAXPY's names (the starter's): a kernel that never ends, and one that writes past the
-#: end of ``out`` (one block too many, no bounds test).
-SAXPY_HANG = '''from numba import cuda
-
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    while i >= 0:          # never ends
-        i += 0
-
-
-def launch(a, x, y, out):
-    saxpy[(x.size + 255) // 256, 256](a, x, y, out)
-'''
-SAXPY_OUT_OF_BOUNDS = '''from numba import cuda
-
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    out[i] = a * x[i] + y[i]
-
-
-def launch(a, x, y, out):
-    saxpy[(x.size + 255) // 256 + 1, 256](a, x, y, out)
-'''
 BOOK_WALL_S = 25   # the simulator takes 3-15 s a check on a loaded machine
 
 
@@ -331,7 +305,7 @@ def test_real_challenges_through_the_command_line(tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()
     bodies = {"ada": inspect.getsource(book_challenges.reference("saxpy")),
-              "bo": SAXPY_HANG, "cy": SAXPY_OUT_OF_BOUNDS,
+              "bo": misbehaving.HANG, "cy": misbehaving.OUT_OF_BOUNDS,
               "dan": "import numpy as np\nscratch = np.ones(2**33)  # 64 GiB\n"
                      + inspect.getsource(book_challenges.reference("saxpy"))}
     for student, body in bodies.items():

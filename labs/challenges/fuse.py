@@ -19,6 +19,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+
 NAME = "fuse"
 TITLE = "Your turn: fuse relu(1.5 x + 0.5) into one kernel"
 CHAPTER, SECTION = "05_triage", "Fusion: the cheapest byte is the one you never move"
@@ -31,24 +33,17 @@ SCALE, SHIFT = np.float32(1.5), np.float32(0.5)
 CHAIN = ((1, 1, 1), (1, 1, 1), (1, 1, 1))
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 1000}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
+#: The one-vector form: x in, out out, 8 bytes of data an element.
+outputs, launch, data_bytes = vector_outputs, vector_launch, vector_bytes
 
 
 def make_inputs(rng, n: int) -> dict:
     return {"x": rng.standard_normal(n, dtype=np.float32)}
 
 
-def outputs(n: int) -> dict:
-    return {"out": ((n,), np.float32)}
-
-
 def expected(inp: dict) -> dict:
     return {"out": np.maximum(inp["x"] * SCALE + SHIFT, np.float32(0.0))}
-
-
-def launch(ns, d: dict) -> None:
-    ns.launch(d["x"], d["out"])
 
 
 def op(n: int):
@@ -61,11 +56,5 @@ def unfused_op(n: int):
     return ops.scale_shift_relu(n, fused=False, dtype="fp32")
 
 
-def data_bytes(n: int) -> float:
-    return 8.0 * n
-
-
 def compile_args() -> list[tuple[str, tuple]]:
-    f32 = np.zeros(64, np.float32)
-    return [("scale", (f32, f32.copy())), ("shift", (f32, f32.copy())),
-            ("relu", (f32, f32.copy())), ("fused", (f32, f32.copy()))]
+    return vector_compile_args("scale", "shift", "relu", "fused")

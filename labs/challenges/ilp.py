@@ -20,6 +20,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode, vector_bytes, vector_compile_args, vector_outputs
+
 NAME = "ilp"
 TITLE = "Your turn: meet Little's law with independent loads"
 CHAPTER, SECTION = "07_latency", "One curve: warps or independent loads"
@@ -31,16 +33,13 @@ THREADS = 256
 BLOCKS_PER_SM = 2
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 36864}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+sizes = by_mode(sim={"n": 36864}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
+#: The one-vector form (x in, out out, 8 bytes of data an element), on a fixed grid.
+outputs, data_bytes = vector_outputs, vector_bytes
 
 
 def make_inputs(rng, n: int) -> dict:
     return {"x": rng.random(n, dtype=np.float32)}
-
-
-def outputs(n: int) -> dict:
-    return {"out": ((n,), np.float32)}
 
 
 def expected(inp: dict) -> dict:
@@ -69,10 +68,6 @@ def op(n: int):
     return ops.elementwise(n, 1, 1, 1, "fp32", "scale")
 
 
-def data_bytes(n: int) -> float:
-    return 8.0 * n
-
-
 def loads_before_use(tally, itemsize: int = 4) -> int:
     """Bytes a thread has asked for before it first stores, at most over the run (from a
     :class:`labs.challenges.harness.Tally`): the reads in a row between two writes, the
@@ -87,5 +82,4 @@ def loads_before_use(tally, itemsize: int = 4) -> int:
 
 
 def compile_args() -> list[tuple[str, tuple]]:
-    f32 = np.zeros(64, np.float32)
-    return [("scale", (f32, f32.copy()))]
+    return vector_compile_args("scale")

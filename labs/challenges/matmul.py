@@ -19,6 +19,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode
+
 NAME = "matmul"
 TITLE = "Your turn: a shared-memory tiled matrix product"
 CHAPTER, SECTION = "08_memory", "Why a tile has to fit"
@@ -29,9 +31,8 @@ COMPILES, HOST_PASSES = 2, 8
 K = 8
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"m": 32, "n": 1024}, "quick": {"m": 4096, "n": 4096},
-            "full": {"m": 8192, "n": 8192}}[mode]
+sizes = by_mode(sim={"m": 32, "n": 1024}, quick={"m": 4096, "n": 4096},
+                full={"m": 8192, "n": 8192})
 
 
 def make_inputs(rng, m: int, n: int) -> dict:

@@ -19,6 +19,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode
+
 NAME = "reduce"
 TITLE = "Your turn: a block reduction with warp shuffles"
 CHAPTER, SECTION = "06_simt", "Barriers: what `__syncthreads()` costs"
@@ -28,8 +30,7 @@ RTOL, ATOL = 1e-4, 1e-3
 COMPILES, HOST_PASSES = 3, 4
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 3001}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 27}}[mode]
+sizes = by_mode(sim={"n": 3001}, quick={"n": 2 ** 24}, full={"n": 2 ** 27})
 
 
 def make_inputs(rng, n: int) -> dict:

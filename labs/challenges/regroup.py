@@ -19,6 +19,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+
 NAME = "regroup"
 TITLE = "Your turn: regroup a divergent kernel by path"
 CHAPTER, SECTION = "06_simt", "Data-dependent branches, and what to do about them"
@@ -34,16 +36,13 @@ PATH_B = (np.float32(0.998), np.float32(0.002))
 FLOPS_PER_ELEMENT = 2 * 2 * STEPS + 1
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 2048}, "quick": {"n": 2 ** 22}, "full": {"n": 2 ** 24}}[mode]
+sizes = by_mode(sim={"n": 2048}, quick={"n": 2 ** 22}, full={"n": 2 ** 24})
+#: The one-vector form: x in, out out, 8 bytes of data an element.
+outputs, launch, data_bytes = vector_outputs, vector_launch, vector_bytes
 
 
 def make_inputs(rng, n: int) -> dict:
     return {"x": rng.random(n, dtype=np.float32)}
-
-
-def outputs(n: int) -> dict:
-    return {"out": ((n,), np.float32)}
 
 
 def chain(v: np.ndarray, a: float, b: float, steps: int = STEPS) -> np.ndarray:
@@ -62,16 +61,8 @@ def expected(inp: dict) -> dict:
     return {"out": out.astype(np.float32)}
 
 
-def launch(ns, d: dict) -> None:
-    ns.launch(d["x"], d["out"])
-
-
 def op(n: int):
     return ops.elementwise(n, FLOPS_PER_ELEMENT, 1, 1, "fp32", "two-path chains")
-
-
-def data_bytes(n: int) -> float:
-    return 8.0 * n
 
 
 def paths_per_warp(element, n: int, threads: int | None = None) -> list[int]:
@@ -87,5 +78,4 @@ def paths_per_warp(element, n: int, threads: int | None = None) -> list[int]:
 
 
 def compile_args() -> list[tuple[str, tuple]]:
-    f32 = np.zeros(64, np.float32)
-    return [("paths", (f32, f32.copy()))]
+    return vector_compile_args("paths")

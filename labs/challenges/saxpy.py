@@ -17,6 +17,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode
+
 NAME = "saxpy"
 TITLE = "Your turn: SAXPY at the copy roof"
 CHAPTER, SECTION = "03_intensity", "Measure it: the intensity knob"
@@ -27,8 +29,7 @@ COMPILES, HOST_PASSES = 2, 6
 A = np.float32(2.5)
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 1000}, "quick": {"n": 2 ** 24}, "full": {"n": 2 ** 26}}[mode]
+sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
 
 
 def make_inputs(rng, n: int) -> dict:

@@ -20,6 +20,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode
+
 NAME = "softmax"
 TITLE = "Your turn: a one-pass online softmax"
 CHAPTER, SECTION = "10_flash_attention", "The online softmax"
@@ -30,8 +32,7 @@ COMPILES, HOST_PASSES = 2, 12
 COLS = 4096
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"rows": 2}, "quick": {"rows": 4096}, "full": {"rows": 16384}}[mode]
+sizes = by_mode(sim={"rows": 2}, quick={"rows": 4096}, full={"rows": 16384})
 
 
 def make_inputs(rng, rows: int) -> dict:

@@ -20,6 +20,8 @@ import numpy as np
 
 from perfmodel import ops
 
+from .spec import by_mode
+
 NAME = "transpose"
 TITLE = "Your turn: a coalesced transpose"
 CHAPTER, SECTION = "08_memory", "Transposes, views and shared memory"
@@ -29,8 +31,7 @@ RTOL, ATOL = 0.0, 0.0
 COMPILES, HOST_PASSES = 2, 6
 
 
-def sizes(mode: str) -> dict:
-    return {"sim": {"n": 64}, "quick": {"n": 4096}, "full": {"n": 8192}}[mode]
+sizes = by_mode(sim={"n": 64}, quick={"n": 4096}, full={"n": 8192})
 
 
 def make_inputs(rng, n: int) -> dict:

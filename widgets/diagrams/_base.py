@@ -85,6 +85,39 @@ def label(x: float, y: float, text: str, name: str = "label", size: int = FONT,
             "align": "left" if xanchor == "left" else "right" if xanchor == "right" else "center"}
 
 
+def key(items: Iterable[tuple[str, str]], x: float, y: float, swatch: tuple[float, float],
+        per_char: float, size: int = 11, wrap: float = math.inf,
+        row_step: float = 0.0) -> tuple[list[dict], list[dict]]:
+    """A colour key in rows starting at (x, y), in data units: for each (fill, words) a
+    swatch of ``swatch`` = (width, height) in that fill, outlined, and its words after it.
+    ``per_char``: x units one character of the words takes (at the narrowest column, with
+    room to spare), so the next swatch starts clear of them; an item that would pass x =
+    ``wrap`` starts a new row ``row_step`` further in y. Returns (shapes, annotations),
+    named "key"."""
+    w, h = swatch
+    x0, shapes, notes = x, [], []
+    for fill, words in items:
+        width = 1.5 * w + per_char * len(words)
+        if x > x0 and x + width > wrap:
+            x, y = x0, y + row_step
+        shapes.append(rect(x, y - h / 2, x + w, y + h / 2, fill, "key"))
+        notes.append(label(x + 1.5 * w, y, words, name="key", size=size, xanchor="left"))
+        x += width + 1.25 * w
+    return shapes, notes
+
+
+def rows_axis(rows: int, plot_px: float, above_px: float, below_px: float,
+              most_px: float = 30.0) -> tuple[float, float, float]:
+    """A y axis, top down, for ``rows`` rows of cells (row r centred at y = r) in a plot
+    ``plot_px`` tall that keeps ``above_px`` for text above row 0 and ``below_px`` below
+    the last row, whatever the number of rows: (px per row, at most ``most_px``; the axis's
+    top; its bottom). What the rows leave spare goes below, so text placed from the rows'
+    edges in px keeps its place."""
+    unit = min(most_px, (plot_px - above_px - below_px) / rows)
+    top = -0.5 - above_px / unit
+    return unit, top, top + plot_px / unit
+
+
 def boxes_trace(boxes: Iterable[tuple[float, float, float, float]], fill: str, name: str,
                 line: str = EDGE) -> dict:
     """Many rectangles as one filled scatter trace (each closed, None between): the
@@ -216,6 +249,27 @@ class Diagram(View):
         return live
 
 
+class RowsDiagram(Diagram):
+    """A diagram of rows of cells, top down (one row per warp, per instruction issued),
+    with text above and below them kept at fixed heights in px whatever the number of
+    rows: subclasses set ``around_px`` = (px above row 0, px below the last row) and
+    implement ``row_count(s)``; ``axis(s)`` gives (px per row, top, bottom)."""
+
+    around_px: tuple[float, float] = (20.0, 40.0)
+
+    def row_count(self, s: Settings) -> int:
+        raise NotImplementedError
+
+    def axis(self, s: Settings) -> tuple[float, float, float]:
+        return rows_axis(self.row_count(s), self.height, *self.around_px)
+
+    def layout(self, s: Settings) -> dict:
+        lay = super().layout(s)
+        _unit, top, bottom = self.axis(s)
+        lay["yaxis"]["range"] = [bottom, top]
+        return lay
+
+
 def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     """(menu, name) of the machines that have every fact in ``need`` (Machine attributes
     or hardware keys), and the name of ``machine`` among them; a machine that lacks one
@@ -235,5 +289,5 @@ def machine_menu(machine, need: tuple[str, ...] = ("sms", "fp32_lanes_per_sm")):
     return menu, m.name
 
 
-__all__ = ["machine_menu", "grid", "Diagram", "rect", "arrow", "label", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
+__all__ = ["machine_menu", "grid", "Diagram", "RowsDiagram", "rect", "arrow", "label", "key", "rows_axis", "boxes_trace", "text_trace", "texts_trace", "count_boxes",
            "size", "FILL", "EDGE", "FONT", "COLORS"]

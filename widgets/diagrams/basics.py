@@ -6,17 +6,21 @@ from __future__ import annotations
 from perfmodel import machines, ops, parallel, roofline, units
 
 from ..base import Control, check_choice
-from ._base import FILL, Diagram, arrow, boxes_trace, label, machine_menu, rect, text_trace
+from ._base import (FILL, Diagram, arrow, boxes_trace, key, label, machine_menu, rect,
+                    text_trace)
 
 WORKERS = [1, 2, 4, 8, 16]
+#: The fills (keys of FILL) of the serial part, the workers waiting for it and the parallel
+#: part: three that stay apart on the light and the dark theme.
+SERIAL, WAITING, PARALLEL = "warm", "idle", "compute"
 
 
 class AmdahlSplit(Diagram):
     name = "amdahl-split"
     title = "Amdahl's law, drawn: the serial part does not split"
-    caption = ("One unit of work on p workers: the serial part (grey) runs on one worker "
-               "while the others wait, the parallel part (green) is shared out; the time "
-               "is f + (1 − f)/p, so the speed-up never passes 1/f.")
+    caption = ("One unit of work on p workers: the serial part (orange) runs on one worker "
+               "while the others wait (grey), the parallel part (green) is shared out; the "
+               "time is f + (1 − f)/p, so the speed-up never passes 1/f.")
     height = 330
     xrange, yrange = (-0.02, 1.02), (0, 100)
 
@@ -41,16 +45,21 @@ class AmdahlSplit(Diagram):
                 f"{units.number(parallel.amdahl(f, p))}×, efficiency "
                 f"{units.percent(parallel.efficiency(parallel.amdahl(f, p), p))}; "
                 f"never more than {units.number(1 / f)}×")
-        return [boxes_trace(serial, FILL["host"], "serial part"),
-                boxes_trace(waiting, FILL["idle"], "waiting"),
-                boxes_trace(work, FILL["compute"], "parallel part"),
+        return [boxes_trace(serial, FILL[SERIAL], "serial part"),
+                boxes_trace(waiting, FILL[WAITING], "waiting"),
+                boxes_trace(work, FILL[PARALLEL], "parallel part"),
                 text_trace(0, 4, text, "counters", size=12)]
 
     def picture(self, s):
-        return ([{"type": "line", "x0": 1, "x1": 1, "y0": 8, "y1": 86, "xref": "x", "yref": "y",
-                  "line": {"color": "rgba(128,128,128,0.7)", "dash": "dot"}, "name": "one-worker"}],
-                [label(0, 92, "one row per worker, time to the right", size=11, xanchor="left"),
-                 label(1, 92, "one worker's time", size=11, xanchor="right")])
+        sh, notes = key([(FILL[SERIAL], "serial part"), (FILL[WAITING], "waiting"),
+                         (FILL[PARALLEL], "parallel part")], 0, 87.5, (0.02, 4.5), 0.0105)
+        sh.append({"type": "line", "x0": 1, "x1": 1, "y0": 8, "y1": 86, "xref": "x",
+                   "yref": "y", "line": {"color": "rgba(128,128,128,0.7)", "dash": "dot"},
+                   "name": "one-worker"})
+        notes += [label(0, 95, "one row per worker, time to the right", size=11,
+                        xanchor="left"),
+                  label(1, 95, "one worker's time", size=11, xanchor="right")]
+        return sh, notes
 
     def describe(self, s):
         f = s["f"]
@@ -109,7 +118,7 @@ class VectorAddBytes(Diagram):
                 f"intensity {units.number(x['intensity'])} FLOP per byte.")
 
 
-OPS = {"vector add, 2^28 FP32": lambda: ops.vector_add(2 ** 28),
+OPS = {"vector add, 2²⁸ FP32": lambda: ops.vector_add(2 ** 28),
        "matmul 4096, perfect reuse": lambda: ops.matmul(4096, "perfect"),
        "matmul 4096, tiled T=32": lambda: ops.matmul(4096, "tiled", tile=32)}
 
@@ -123,7 +132,7 @@ class TwoBudgets(Diagram):
     height = 240
     xrange, yrange = (0, 100), (0, 100)
 
-    def __init__(self, machine="T4", op: str = "vector add, 2^28 FP32"):
+    def __init__(self, machine="T4", op: str = "vector add, 2²⁸ FP32"):
         self.menu, name = machine_menu(machine, ())
         check_choice("op", op, list(OPS))
         super().__init__(machine=name, op=op)
@@ -169,6 +178,6 @@ def vector_add_bytes(dtype: str = "fp32", machine="T4") -> VectorAddBytes:
     return VectorAddBytes(dtype, machine)
 
 
-def two_budgets(machine="T4", op: str = "vector add, 2^28 FP32") -> TwoBudgets:
+def two_budgets(machine="T4", op: str = "vector add, 2²⁸ FP32") -> TwoBudgets:
     """F/P and D/B of ``op`` on ``machine`` as two bars (chapter 4)."""
     return TwoBudgets(machine, op)

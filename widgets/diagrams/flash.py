@@ -61,9 +61,10 @@ class FlashLoop(Diagram):
         for col in "QKVO":
             sh += [rect(*self._cell(col, b), FILL["idle"], f"hbm-{col}", width=0.5)
                    for b in range(self.nb)]
-        on_chip = [("Q_i", 53, 66, 64, 80), ("K_j", 67, 66, 78, 80), ("V_j", 81, 66, 92, 80),
-                   ("S_ij = Q_i K_jᵀ", 53, 44, 78, 60), ("m, l", 81, 44, 92, 60),
-                   ("O_i (running)", 53, 24, 92, 38)]
+        on_chip = [("Q<sub>i</sub>", 53, 66, 64, 80), ("K<sub>j</sub>", 67, 66, 78, 80),
+                   ("V<sub>j</sub>", 81, 66, 92, 80),
+                   ("S<sub>ij</sub> = Q<sub>i</sub> K<sub>j</sub><sup>T</sup>", 53, 44, 78, 60),
+                   ("m, l<br>(max, sum)", 81, 44, 92, 60), ("O<sub>i</sub> (running)", 53, 24, 92, 38)]
         notes = [label(22, 91, "HBM (off chip)"), label(75, 91, "on chip (SRAM, registers)")]
         for col, x in self.COLS.items():
             notes.append(label(x + 3.5, 86.5, col, size=11))
@@ -107,6 +108,11 @@ class FlashLoop(Diagram):
                 f"cross HBM in all for a sequence of {self.seq:,} and head dimension {self.d}.")
 
 
+def _signed(x: float) -> str:
+    """A number as the page writes it, with a true minus sign (−0.693, not -0.693)."""
+    return units.number(x).replace("-", "\u2212")
+
+
 class SoftmaxMerge(Diagram):
     name = "softmax-merge"
     title = "The online softmax merge, one tile at a time"
@@ -138,12 +144,12 @@ class SoftmaxMerge(Diagram):
         sh = [rect(*self._key(j), "rgba(0,0,0,0)", "key", width=1)
               for j in range(len(self.scores))]
         notes = [label(self._key(j)[0] + 100 / len(self.scores) / 2 - 0.5, 81,
-                       f"s={units.number(sc)}<br>v={units.number(v)}", size=11)
+                       f"s = {_signed(sc)}<br>v = {_signed(v)}", size=11)
                  for j, (sc, v) in enumerate(zip(self.scores, self.values))]
         for x0, what in ((0, "running state"), (36, "this tile"), (72, "merged")):
             sh.append(rect(x0, 26, x0 + 28, 62, FILL["chip"], "state"))
             notes.append(label(x0 + 14, 57, what, size=11))
-        notes += [label(32, 44, "+"), label(68, 44, "→"),
+        notes += [label(32, 44, "+", size=18), label(68, 44, "→", size=18),
                   label(0, 96, "keys j: score s and value v (done: green, this tile: orange)",
                         size=11, xanchor="left")]
         return sh, notes

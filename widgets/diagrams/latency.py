@@ -10,24 +10,34 @@ from perfmodel import little, simt, units
 
 from ..base import Control, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, boxes_trace, grid, label, machine_menu, rect, text_trace
+from ._base import (FILL, Diagram, RowsDiagram, boxes_trace, grid, key, label, machine_menu,
+                    rect, text_trace)
 
 CYCLES = 40
 BYTES_PER_LOAD = 4.0     # one FP32 per thread: a warp's load is 128 bytes
 STATES = [little.READY, little.ISSUE_LOAD, little.WAITING, little.ISSUE_USE]
-STATE_COLORS = ["rgba(158,158,158,0.25)", COLORS["accent"], "rgba(76,120,168,0.45)",
-                COLORS["gpu"]]
+#: Opaque mid-tones, each at least 3:1 against the light theme's white and the dark
+#: theme's near-black (ready #8c8c8c: 3.4 and 5.6; waiting #5b8fc9: 3.4 and 5.5), so the
+#: cells and their key read on both.
+STATE_COLORS = ["#8c8c8c", COLORS["accent"], "#5b8fc9", COLORS["gpu"]]
+#: The key's words, in the order of STATES.
+STATE_WORDS = ["ready, not issued", "load issued", "waiting", "use issued"]
+#: Cycles (x units) a character of the key's 11 px labels takes at the narrowest column
+#: (about 6 px a character, 16.8 px a cycle), with room to spare.
+KEY_CYCLES_PER_CHAR = 0.4
 
 
-class LatencyTimeline(Diagram):
+class LatencyTimeline(RowsDiagram):
     name = "latency-timeline"
     title = "Hiding latency: warps take turns while their loads travel"
     caption = ("One scheduler issues one instruction per cycle. Each warp issues a load "
                "(red), waits for it (blue), then uses it (green); while it waits, another "
                "warp issues. Enough warps and the scheduler never idles, with that many "
                "loads in flight.")
-    height = 380
+    height = 340
     xrange = (-0.5, CYCLES - 0.5)
+    #: Above the warps: a line on how to read them and the key; below: the counters.
+    around_px = (46, 48)
 
     def __init__(self, warps: int = 4, latency_cycles: int = 8):
         check_choice("warps", warps, [1, 2, 4, 8, 12])
@@ -66,21 +76,21 @@ class LatencyTimeline(Diagram):
         return [{"type": "heatmap", "z": z, "zmin": -0.5, "zmax": n - 0.5, "colorscale": scale,
                  "showscale": False, "xgap": 1, "ygap": 2, "xaxis": "x", "yaxis": "y",
                  "name": "warp states", "hoverinfo": "skip"},
-                text_trace(-0.5, s["warps"] + 1.4, text, "counters", size=12)]
+                text_trace(-0.5, s["warps"] - 0.5 + 26 / self.axis(s)[0], text, "counters",
+                           size=12)]
 
-    def layout(self, s):
-        lay = super().layout(s)
-        lay["yaxis"]["range"] = [s["warps"] + 2.6, -2.2]
-        return lay
+    def row_count(self, s) -> int:
+        return s["warps"]
 
     def picture(self, s):
-        key = " ".join(f"<span style='color:{c}'>■</span> {w}" for c, w in
-                       zip(STATE_COLORS[1:] + STATE_COLORS[:1],
-                           ["load issued", "waiting", "use issued", "ready, not issued"]))
-        notes = [label(-0.5, -1.5, "one row per warp, one column per cycle", size=11,
-                       xanchor="left"),
-                 label(CYCLES - 0.5, -1.5, key, size=11, xanchor="right")]
-        return [], notes
+        """The key: a swatch of each state's own colour and its name, in a row above the
+        warps, under a line on how to read them."""
+        unit = self.axis(s)[0]
+        sh, notes = key([(STATE_COLORS[k], STATE_WORDS[k]) for k in (1, 2, 3, 0)],
+                        -0.5, -0.5 - 14 / unit, (0.8, 11 / unit), KEY_CYCLES_PER_CHAR)
+        notes.append(label(-0.5, -0.5 - 36 / unit, "one row per warp, one column per cycle",
+                           size=11, xanchor="left"))
+        return sh, notes
 
     def describe(self, s):
         rows = self.timeline(s)

@@ -9,7 +9,7 @@ from perfmodel import simt, units
 
 from ..base import Control, Settings, check_choice, with_value
 from ..style import COLORS
-from ._base import FILL, Diagram, grid, label, machine_menu, rect, text_trace
+from ._base import FILL, Diagram, RowsDiagram, grid, key, label, machine_menu, rect, text_trace
 
 BLOCKS = [64, 128, 256, 512, 1024]
 BLOCKS_SHOWN = 12        # blocks of the grid drawn before an ellipsis
@@ -77,15 +77,16 @@ class LaunchLadder(Diagram):
 
 def _mask_colors(paths: int) -> list:
     """Colourscale for z = 0 (lane masked off), 1 .. paths (lane on path z - 1) and
-    paths + 1 (an instruction every lane runs)."""
-    pal = COLORS["ops"]
+    paths + 1 (an instruction every lane runs, in the ridge's brown: the operations'
+    palette without its own brown, so no path looks like every lane)."""
+    pal = [c for c in COLORS["ops"] if c != "#8c564b"]
     cols = (["rgba(158,158,158,0.25)"] + [pal[i % len(pal)] for i in range(paths)]
             + [COLORS["ridge"]])
     n = len(cols)
     return [[edge, c] for i, c in enumerate(cols) for edge in (i / n, (i + 1) / n)]
 
 
-class BranchMask(Diagram):
+class BranchMask(RowsDiagram):
     name = "branch-mask"
     title = "A warp through a branch: its active mask, instruction by instruction"
     caption = ("One warp of 32 lanes runs an if/else: each row is one instruction issued; "
@@ -93,6 +94,8 @@ class BranchMask(Diagram):
                "after the other, so the warp pays for every path its lanes take.")
     height = 400
     xrange, yrange = (-0.5, 31.5), (-1.6, 30.0)   # y range set per settings in layout
+    #: Above the instructions: the lane labels; below: two rows of key, four of counters.
+    around_px = (20, 118)
 
     def __init__(self, paths: int = 2, split: str = "within", body: int = 3):
         check_choice("paths", paths, [1, 2, 4, 8])
@@ -141,24 +144,26 @@ class BranchMask(Diagram):
         text = (f"cycles (instructions issued): {t}<br>lane-slots used: {used} of "
                 f"{simt.WARP * t} ({units.percent(used / (simt.WARP * t))})<br>"
                 f"passes so far: {passes} of {total}<br>now: {prog[t - 1][0]}")
-        return [heat, text_trace(-0.5, len(prog) + 3.0, text, "counters", size=12)]
+        unit = self.axis(s)[0]
+        return [heat, text_trace(-0.5, len(prog) - 0.5 + 84 / unit, text, "counters",
+                                 size=12)]
 
-    def layout(self, s):
-        lay = super().layout(s)
-        lay["yaxis"]["range"] = [len(self.program(s)) + 5.6, -1.6]
-        return lay
+    def row_count(self, s) -> int:
+        return len(self.program(s))
 
     def picture(self, s):
-        notes = [label(0, -1.0, "lane 0", size=11, xanchor="left"),
-                 label(31, -1.0, "lane 31", size=11, xanchor="right"),
-                 label(15.5, -1.0, "time runs down ↓", size=11)]
-        pal = _mask_colors(s["paths"])[1::2]
-        key = [f"<span style='color:{pal[-1][1]}'>■</span> every lane"] + [
-            f"<span style='color:{pal[p + 1][1]}'>■</span> path {p}" for p in range(s["paths"])]
-        key.append(f"<span style='color:{pal[0][1]}'>■</span> masked off")
-        notes.append(label(-0.5, len(self.program(s)) + 0.9, "  ".join(key), size=11,
-                           xanchor="left"))
-        return [], notes
+        unit, rows = self.axis(s)[0], len(self.program(s))
+        head = -0.5 - 10 / unit
+        notes = [label(0, head, "lane 0", size=11, xanchor="left"),
+                 label(31, head, "lane 31", size=11, xanchor="right"),
+                 label(15.5, head, "time runs down ↓", size=11)]
+        pal = [c for _edge, c in _mask_colors(s["paths"])[1::2]]
+        items = [(pal[-1], "every lane"), *((pal[p + 1], f"path {p}")
+                                             for p in range(s["paths"])), (pal[0], "masked off")]
+        # one character of an 11 px label: about 6 px, a lane 21 px at the narrowest column
+        sh, keys = key(items, -0.5, rows - 0.5 + 14 / unit, (0.8, 11 / unit), 0.33,
+                       wrap=31.5, row_step=18 / unit)
+        return sh, notes + keys
 
     def describe(self, s):
         total = simt.divergence_passes(s["paths"], s["split"])

@@ -17,48 +17,110 @@ LEVEL_NAMES = {"registers": "registers", "l1": "L1 + shared", "l2": "L2 cache",
                "dram": "DRAM / HBM"}
 
 
+#: Where a bandwidth comes from, in the picture's words: the first of these words that
+#: the figure's source names (a datasheet, a measurement), else "nominal" (a link's rated
+#: rate, say).
+PROVENANCE = ("measured", "datasheet")
+
+
+def provenance(source: str) -> str:
+    """"measured", "datasheet" or "nominal": how a :class:`perfmodel.machines.Figure`'s
+    ``source`` says it was obtained; a source that is not text -> TypeError."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a figure's source in words; got {source!r}"[:200])
+    low = source.lower()
+    return next((word for word in PROVENANCE if word in low), "nominal")
+
+
+def _recorded(name: str, figures, what: str) -> dict:
+    """``figures`` ({machine name: {level: value}}) checked: a mapping of mappings of
+    positive numbers, or None for none."""
+    if figures is None:
+        return {}
+    if not isinstance(figures, dict) or not all(isinstance(v, dict) for v in figures.values()):
+        raise ValueError(f"{name} must map a machine name to {{level: {what}}}; got "
+                         f"{type(figures).__name__}")
+    for machine, levels in figures.items():
+        for level, value in levels.items():
+            if level not in LEVEL_NAMES or not isinstance(value, (int, float)) \
+                    or isinstance(value, bool) or not 0 < value < float("inf"):
+                raise ValueError(f"{name}[{machine!r}][{level!r}] must be a positive {what} "
+                                 f"for one of {', '.join(LEVEL_NAMES)}; got {value!r}")
+    return figures
+
+
 class MemoryStaircase(Diagram):
     name = "memory-staircase"
     title = "The memory staircase"
     caption = ("Each step down the hierarchy holds more and delivers less: the registers and "
                "L1/shared memory of every SM, the L2 cache, then DRAM, with each level's size "
-               "for the whole chip, its bandwidth and its latency where on record.")
-    height = 360
+               "for the whole chip, its bandwidth and its latency, each figure marked as "
+               "measured (a recorded lab run, or the T4 note) or as the datasheet's, and "
+               "\"not measured\" where no run has recorded it.")
+    height = 380
     xrange, yrange = (0, 100), (0, 100)
 
-    def __init__(self, machine="H200", latencies: dict | None = None):
+    def __init__(self, machine="H200", latencies: dict | None = None,
+                 bandwidths: dict | None = None):
         self.menu, name = machine_menu(machine, ("sms",))
-        if latencies is not None and not isinstance(latencies, dict):
-            raise ValueError("latencies must map a machine name to {level: seconds}; got "
-                             f"{type(latencies).__name__}")
-        self.latencies = latencies or {}
+        self.latencies = _recorded("latencies", latencies, "latency in seconds")
+        self.bandwidths = _recorded("bandwidths", bandwidths, "bandwidth in byte/s")
         super().__init__(machine=name)
 
     def controls(self):
         return [self.machine_control()]
 
     def rows(self, s) -> list[dict]:
+        """hierarchy.staircase's rows for the machine chosen, each with the recorded
+        ``latency`` (seconds) and ``measured`` bandwidth (byte/s), None where none."""
         m = self.menu[s["machine"]]
-        lat = self.latencies.get(m.name, {})
-        return [{**r, "latency": lat.get(r["level"])} for r in hierarchy.staircase(m)]
+        lat, bw = self.latencies.get(m.name, {}), self.bandwidths.get(m.name, {})
+        return [{**r, "latency": lat.get(r["level"]), "measured": bw.get(r["level"])}
+                for r in hierarchy.staircase(m)]
+
+    def figures(self, s, r: dict) -> list[tuple[str, str, str]]:
+        """(name, drawn text, spoken text) of a level's bandwidth and latency lines: each
+        figure with where it comes from, in words where there is none."""
+        level = r["level"]
+        if level == "registers":
+            return [(f"bandwidth-{level}", "read within the instruction",
+                     "operands read within the instruction that uses them")]
+        m = self.menu[s["machine"]]
+        out = []
+
+        def figure(name, what, value, unit, how):
+            text = units.si(value, unit, 3)
+            out.append((name, f"{text} {how}", f"{what} {text} ({how})"))
+
+        if r["bandwidth"] and not (r["measured"] and provenance(m.source(level)) == "measured"):
+            figure(f"bandwidth-{level}", "bandwidth", r["bandwidth"], "B/s",
+                   provenance(m.source(level)))
+        if r["measured"]:
+            figure(f"measured-bandwidth-{level}", "bandwidth", r["measured"], "B/s", "measured")
+        if not out:
+            out.append((f"bandwidth-{level}", "bandwidth not measured", "bandwidth not measured"))
+        if r["latency"]:
+            figure(f"latency-{level}", "latency", r["latency"], "s", "measured")
+        else:
+            out.append((f"latency-{level}", "latency not measured", "latency not measured"))
+        return out
 
     def picture(self, s):
         sh, notes = [], []
         for k, r in enumerate(self.rows(s)):
-            x0, top = k * 25, 48 + k * 12
+            x0, top = k * 25, 50 + k * 12
             sh.append(rect(x0, 0, x0 + 24, top, FILL["dram" if r["level"] == "dram" else "chip"],
                            f"level-{r['level']}"))
             cap = size(r["capacity"]) if r["capacity"] else "size not on record"
-            bw = units.si(r["bandwidth"], "B/s", 3) if r["bandwidth"] else "bandwidth n/a"
-            lat = units.si(r["latency"], "s", 3) if r["latency"] else "latency n/a"
-            y = top - 6
-            notes += [label(x0 + 12, y, f"<b>{LEVEL_NAMES[r['level']]}</b>", name="level"),
-                      label(x0 + 12, y - 8, cap, name=f"capacity-{r['level']}", size=11),
-                      label(x0 + 12, y - 15, bw, name=f"bandwidth-{r['level']}", size=11),
-                      label(x0 + 12, y - 22, lat, name=f"latency-{r['level']}", size=11)]
+            lines = [(f"capacity-{r['level']}", cap),
+                     *((name, text) for name, text, _spoken in self.figures(s, r))]
             if r["per_sm"]:
-                notes.append(label(x0 + 12, y - 29, f"({size(r['per_sm'])} per SM)", size=11))
-        notes.append(label(0, 95, f"{s['machine']}: each step right holds more, further from "
+                lines.append(("per-sm", f"({size(r['per_sm'])} per SM)"))
+            y = top - 5
+            notes.append(label(x0 + 12, y, f"<b>{LEVEL_NAMES[r['level']]}</b>", name="level"))
+            for j, (name, text) in enumerate(lines):
+                notes.append(label(x0 + 12, y - 8 - 6.5 * j, text, name=name, size=11))
+        notes.append(label(0, 96, f"{s['machine']}: each step right holds more, further from "
                                   f"the lanes", size=12, xanchor="left"))
         return sh, notes
 
@@ -66,9 +128,8 @@ class MemoryStaircase(Diagram):
         parts = []
         for r in self.rows(s):
             cap = size(r["capacity"]) if r["capacity"] else "size not on record"
-            bw = units.si(r["bandwidth"], "B/s", 3) if r["bandwidth"] else "bandwidth not on record"
-            lat = f", latency {units.si(r['latency'], 's', 3)}" if r["latency"] else ""
-            parts.append(f"{LEVEL_NAMES[r['level']]}: {cap}, {bw}{lat}")
+            said = ", ".join(spoken for _name, _text, spoken in self.figures(s, r))
+            parts.append(f"{LEVEL_NAMES[r['level']]}: {cap}, {said}")
         return f"Four steps for the {s['machine']}, closest first. " + "; ".join(parts) + "."
 
 
@@ -91,7 +152,8 @@ class Sectors(Diagram):
 
     def controls(self):
         return [Control("stride", "stride", STRIDES, self._initial["stride"], "dropdown",
-                        lambda v: "random gather" if v == "random" else f"{v} element(s)")]
+                        lambda v: "random gather" if v == "random"
+                        else f"{v} element{'s' if v != 1 else ''}")]
 
     def layout_of(self, s):
         addr = simt.lane_addresses(s["stride"], 4)
@@ -244,12 +306,13 @@ class PCIePath(Diagram):
             notes.append(label(x0 + 11, 57, what.replace(" ", "<br>", 1), size=11))
         links = [("CPU copy", used[0]),
                  (f"PCIe {units.si(m.bandwidth('pcie'), 'B/s', 3)}", used[1]),
-                 (units.si(m.bandwidth('dram'), 'B/s', 3), used[2])]
+                 (f"DRAM {units.si(m.bandwidth('dram'), 'B/s', 3)}", used[2])]
         for k, (what, on) in enumerate(links):
             x0 = k * 26 + 22
             if on:
                 notes.append(arrow(x0 + 0.3, 57, x0 + 3.7, 57, name="hop"))
-            notes.append(label(x0 + 2, 78 if k % 2 == 0 else 36, what, size=11,
+            # above the hop it names (the hops are 26 units, about 175 px, apart)
+            notes.append(label(x0 + 2, 77, what, size=11,
                                name="link-on" if on else "link-off"))
         if c["bytes"]:
             text = (f"vector add of {units.count(self.n)} FP32: {units.si(c['bytes'], 'B', 3)} "
@@ -270,10 +333,14 @@ class PCIePath(Diagram):
                 f"cross the PCIe link for a vector add of {self.n:,} elements.")
 
 
-def memory_staircase(machine="H200", latencies: dict | None = None) -> MemoryStaircase:
-    """Registers, L1/shared, L2 and DRAM of ``machine``: size, bandwidth and (from
-    ``latencies``, {machine name: {level: seconds}}) latency (chapter 8)."""
-    return MemoryStaircase(machine, latencies)
+def memory_staircase(machine="H200", latencies: dict | None = None,
+                     bandwidths: dict | None = None) -> MemoryStaircase:
+    """Registers, L1/shared, L2 and DRAM of ``machine``: size, the machine's bandwidths
+    (marked datasheet, measured or nominal, as their sources say) and the recorded ones
+    (``bandwidths``, {machine name: {level: byte/s}}), and the recorded latencies
+    (``latencies``, {machine name: {level: seconds}}), marked measured (chapter 8;
+    ``labs.readouts.staircase_figures()`` gives both from the recorded runs)."""
+    return MemoryStaircase(machine, latencies, bandwidths)
 
 
 def sectors(stride=1) -> Sectors:

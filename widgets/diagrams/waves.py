@@ -61,7 +61,7 @@ class WavesOverSMs(Diagram):
                 text_trace(0, 4, text, "counters", size=12)]
 
     def picture(self, s):
-        return [], [label(0, 97, "each panel: one wave; each square: one SM (filled: has a "
+        return [], [label(0, 95, "each panel: one wave; each square: one SM (filled: has a "
                                  "tile)", size=11, xanchor="left")]
 
     def describe(self, s):
