@@ -46,7 +46,7 @@ ALPHA = Figure(5e-6, "order of magnitude assumed by the book (a few us a step)")
 
 _NV = "NVIDIA {} datasheet: {} GB/s total bidirectional NVLink bandwidth per GPU"
 _PCIE = "NVIDIA {} datasheet: PCIe {} x16, {} GB/s bidirectional"
-_IB = "NVIDIA {} InfiniBand: {} Gb/s per port, each way"
+_IB = "NVIDIA {} adapter datasheet: InfiniBand {} at {} Gb/s per port, each way"
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,9 @@ def _link(key: str, label: str, per_direction: float, source: str) -> Link:
 
 
 #: Every link, per GPU, each way. NVLink: the datasheet's total over all of a GPU's links,
-#: halved; PCIe x16: the datasheet's bidirectional figure, halved (the raw signalling rate,
-#: before 128b/130b encoding); InfiniBand: one port's line rate in bits, over 8.
+#: halved; PCIe x16: the datasheet's bidirectional figure, halved, which is the signalling
+#: rate of the PCIe specification (8, 16, 32 GT/s a lane x 16 lanes / 8; 128b/130b encoding
+#: leaves 98.5 % of it for data); InfiniBand: one port's line rate in bits, over 8.
 LINKS = {link.key: link for link in (
     _link("nvlink2", "NVLink 2 (V100)", 150e9, _NV.format("V100 SXM2", 300)),
     _link("nvlink3", "NVLink 3 (A100)", 300e9, _NV.format("A100", 600)),
@@ -87,8 +88,8 @@ LINKS = {link.key: link for link in (
     _link("pcie3", "PCIe 3.0 x16", 16e9, _PCIE.format("T4", "Gen3", 32)),
     _link("pcie4", "PCIe 4.0 x16", 32e9, _PCIE.format("A100", "Gen4", 64)),
     _link("pcie5", "PCIe 5.0 x16", 64e9, _PCIE.format("H200", "Gen5", 128)),
-    _link("ib_hdr", "InfiniBand HDR (200 Gb/s)", 25e9, _IB.format("Quantum", "HDR", 200)),
-    _link("ib_ndr", "InfiniBand NDR (400 Gb/s)", 50e9, _IB.format("Quantum-2", "NDR", 400)),
+    _link("ib_hdr", "InfiniBand HDR (200 Gb/s)", 25e9, _IB.format("ConnectX-6", "HDR", 200)),
+    _link("ib_ndr", "InfiniBand NDR (400 Gb/s)", 50e9, _IB.format("ConnectX-7", "NDR", 400)),
 )}
 
 #: Each machine's links: to a peer GPU in the same server, to its host, and out of the
