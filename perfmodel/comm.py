@@ -320,3 +320,14 @@ def ring_allreduce_steps(values) -> list[dict]:
             held[dst][c] = h
         out.append(snap("all-gather", k + 1, sends))
     return out
+
+
+def tree_ring_crossover(n: int, bandwidth: float | Link, alpha: float = ALPHA.value) -> float:
+    """Message size (bytes) below which the tree all-reduce beats the ring on n GPUs:
+    with d = ceil(log2 n), 2d(alpha + S/beta) = 2(n-1) alpha + 2(n-1)/n S/beta gives
+    S = alpha beta (n - 1 - d) / (d - (n-1)/n); 0 when the tree never wins."""
+    n = _check.count("n", n, minimum=2)
+    alpha = _check.non_negative("alpha", alpha)
+    d = math.ceil(math.log2(n))
+    gain = (n - 1) - d
+    return alpha * _beta(bandwidth) * gain / (d - (n - 1) / n) if gain > 0 else 0.0
