@@ -14,12 +14,12 @@ from .base import Control, Settings, View, check_choice, with_value
 from .style import COLORS, table_trace
 
 #: The links offered, fastest first.
-LINKS = ("nvlink4", "nvlink3", "pcie5", "pcie3", "ib_ndr")
+LINKS = ("nvlink4", "pcie5", "pcie3", "ib_ndr")
 #: The collectives offered: label -> (op, algorithm).
 COLLECTIVES = {"ring all-reduce": ("all_reduce", "ring"),
                "tree all-reduce": ("all_reduce", "tree"),
                "ring all-gather": ("all_gather", "ring")}
-GPUS = (2, 8, 64, 512)
+GPUS = (2, 8, 64)
 SIZES = [2 ** k for k in range(12, 31, 2)]       # 4 KiB, 16 KiB, ... 1 GiB
 CURVE = [2 ** (k / 2) for k in range(20, 65)]    # 1 KiB .. 4 GiB, two points an octave
 Y_RANGE = (1e7, 3e12)
