@@ -24,6 +24,10 @@ SERIES = (({"kind": "copy", "path": "device to device"}, "bandwidth", "copy with
           ({"kind": "collective", "op": "all_gather"}, "busbw", "all-gather, bus bandwidth"))
 
 
+#: The model curves are all grey; their dashes tell them apart (host, HBM, all-reduce).
+DASHES = ("dot", "dash", "dashdot")
+
+
 def machine_for(result: dict | None) -> machines.Machine:
     """perfmodel's datasheet machine for a run's GPU (the H200 when unknown or no run)."""
     slug = (result or {}).get("context", {}).get("gpu_slug", DEFAULT_MACHINE)
@@ -67,7 +71,8 @@ def _sizes() -> list[float]:
 
 
 def _model_curves(m: machines.Machine, n: int) -> list[tuple[str, list[float], list[float]]]:
-    """(name, sizes, byte/s) of the alpha-beta model for each path on machine ``m``."""
+    """(name, sizes, byte/s) of the alpha-beta model for each path on machine ``m``, in the
+    order of :data:`DASHES`."""
     xs = _sizes()
     host, peer = model.link_of(m, "host"), model.link_of(m, "peer")
     out = [(f"model: {host.label}, {units.bandwidth(host.bandwidth)} each way", xs,
@@ -90,8 +95,8 @@ def plot(results: list[dict]):
     first = results[0] if results else None
     n = gpus_measured(first) if first else 8
     fig = p.figure("Bandwidth by message size, against the links' roofs", height=520)
-    for name, xs, ys in _model_curves(machine_for(first), n):
-        p.model(fig, xs, ys, name)
+    for (name, xs, ys), dash in zip(_model_curves(machine_for(first), n), DASHES):
+        p.model(fig, xs, ys, name, dash=dash)
     for i, r, label in p.each(results):
         for series, (match, key, name) in enumerate(SERIES):
             rs = p.rows(r, **match)
