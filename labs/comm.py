@@ -227,6 +227,10 @@ def run(quick: bool = False, max_bytes: int | None = None) -> dict:
     cap = min(max_bytes or SIZE_MAX, SIZE_MAX)
     while cap > SIZE_MIN and 3 * cap > 0.5 * free:
         cap //= 2
+    if dist is not None:  # every rank must time the same sizes: the smallest cap wins
+        agreed = torch.tensor([cap], dtype=torch.int64, device="cuda")
+        dist.all_reduce(agreed, op=dist.ReduceOp.MIN)
+        cap = int(agreed.item())
     size_list = sizes(quick, cap)
     try:
         rows = _copies(size_list, quick) if rank == 0 else []
@@ -257,7 +261,8 @@ def _context(how: dict) -> dict:
                gpus=[torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
                topology=topology())
     try:
-        ctx["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
+        v = torch.cuda.nccl.version()
+        ctx["nccl"] = ".".join(str(x) for x in v) if isinstance(v, (tuple, list)) else str(v)
     except Exception as exc:  # noqa: BLE001 (a torch built without NCCL: say so)
         ctx["nccl"] = f"unavailable ({exc})"
     return ctx
