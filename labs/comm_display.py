@@ -138,13 +138,14 @@ def table_html(result: dict | None) -> str:
 
 
 class CommView:
-    """Display object: the note, the plot (static HTML on the site) and the table."""
+    """Display object: the note, the plot (static HTML on the site) and the table of
+    ``result``; ``others`` (recorded runs shown beside a run made just now) join the plot."""
 
-    def __init__(self, result: dict | None, note_text: str):
-        self.result, self.note = result, note_text
+    def __init__(self, result: dict | None, note_text: str, others: list[dict] = ()):
+        self.result, self.note, self.others = result, note_text, list(others)
 
     def figure(self):
-        return plot([self.result] if self.result else [])
+        return plot(([self.result] if self.result else []) + self.others)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         from widgets.static import figure_html
@@ -163,7 +164,14 @@ def show(gpu: str | None = None, **_ignored) -> CommView:
         from .comm import run
 
         result = run(quick=True)
-        return CommView(result, note(result, just_now=True))
+        multi = [r for r in recorded() if gpus_measured(r) >= 2][:1]
+        text = note(result, just_now=True)
+        if multi:
+            ctx = multi[0]["context"]
+            text += (f" The collectives beside it are the run recorded on "
+                     f"{gpus_measured(multi[0])} x {ctx.get('gpu_name')} "
+                     f"({str(ctx.get('date', ''))[:10]}).")
+        return CommView(result, text, multi)
     found = recorded(gpu)
     if gpu is not None and not found:
         raise ValueError(f"no recorded results for lab 'comm' on {gpu!r}")

@@ -148,3 +148,19 @@ def test_show_says_how_many_gpus_were_measured(monkeypatch, tmp_path, n, says):
     assert ("not measured" in page) == (n == 1)
     with pytest.raises(ValueError, match="B200"):
         comm_display.show(gpu="B200")
+
+
+def test_on_a_gpu_the_run_made_now_sits_beside_the_recorded_collectives(monkeypatch, tmp_path):
+    """Colab's T4: the one-GPU part runs now; the collectives come from the recorded run."""
+    results.save(_fake(8), tmp_path)
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr("labs.gpu.has_cuda", lambda: True)
+    now = _fake(1)
+    now["context"].update(gpu_name="Tesla T4", gpu_slug="T4")
+    monkeypatch.setattr(comm, "run", lambda quick=False: now)
+    view = comm_display.show()
+    assert view.result is now and len(view.others) == 1
+    assert "your Tesla T4" in view.note and "recorded on 8 x NVIDIA H200" in view.note
+    names = [t.name for t in view.figure().data]
+    assert any(n.startswith("Tesla T4") for n in names)
+    assert any(n.startswith("NVIDIA H200") and "all-reduce" in n for n in names)
