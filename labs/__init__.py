@@ -20,7 +20,7 @@ from .roofline import my_roofline  # noqa: F401  (your GPU's roofline in one cal
 
 #: Every lab, in the order of the book. Labs I: the roofline; Labs II: the machine.
 LABS = ("paradox", "intensity", "ops_on_roof", "linear_batch", "fusion", "pcie", "clocks",
-        "divergence", "latency", "littles_law", "coalescing", "waves", "attention", "profile")
+        "divergence", "latency", "littles_law", "coalescing", "waves", "attention", "profile", "comm")
 
 
 def module(name: str) -> ModuleType:

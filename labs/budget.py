@@ -22,7 +22,7 @@ import math
 
 from perfmodel import machines, ops, roofline
 
-from . import attention, clocks, coalescing, divergence, intensity, latency, linear_batch
+from . import attention, clocks, coalescing, comm, divergence, intensity, latency, linear_batch
 from . import littles_law, ops_on_roof, paradox, pcie, waves
 from .results import load
 
@@ -296,10 +296,30 @@ def _attention(b: _Budget) -> None:
         b.add("implementations", 2 * (6 * per_call + 3 * SPIN_S * impls + impls * ref))
 
 
+#: Pinning host memory (page-locking it for the GPU's copy engines), seconds a GiB: assumed.
+PIN_S_PER_GIB = 0.5
+
+
+def _comm(b: _Budget) -> None:
+    """One GPU (Colab's T4): each size's three copies, each timed as the lab's
+    ``_per_call`` does (three untimed calls, then its repeats of a run of calls lasting
+    at least the quick target)."""
+    sizes = comm.sizes(quick=True)
+    toll = b.m.launch_overhead.value
+    for path, seconds in ((comm.COPIES[0], lambda s: toll + 2 * s / b.m.bandwidth("dram")),
+                          (comm.COPIES[1], lambda s: toll + s / b.m.bandwidth("pcie")),
+                          (comm.COPIES[2], lambda s: toll + s / b.m.bandwidth("pcie"))):
+        for s in sizes:
+            t = seconds(s)
+            calls = min(1000, max(1, int(comm.TARGET_S[True] / t)))
+            b.add(path, 3 * t + comm.REPEATS[True] * calls * t)
+    b.add("buffers", PIN_S_PER_GIB * max(sizes) / GIB + 2 * max(sizes) / b.m.bandwidth("dram"))
+
+
 _LABS = {"paradox": _paradox, "intensity": _intensity, "ops_on_roof": _ops_on_roof,
          "linear_batch": _linear_batch, "fusion": _fusion, "pcie": _pcie, "clocks": _clocks,
          "divergence": _divergence, "latency": _latency, "littles_law": _littles_law,
-         "coalescing": _coalescing, "waves": _waves, "attention": _attention}
+         "coalescing": _coalescing, "waves": _waves, "attention": _attention, "comm": _comm}
 ESTIMATED = tuple(_LABS)
 
 

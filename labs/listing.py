@@ -138,6 +138,12 @@ def _k():
     return kernels()
 
 
+def _comm():
+    from . import comm
+
+    return comm
+
+
 def _fixed_block():
     from .kernels import UNROLL, _fixed
 
@@ -289,6 +295,14 @@ ENTRIES: dict[str, Entry] = {e.key: e for e in (
                 lambda: ops.Op("fma_peak", 2 * 8 * 32 * _TURNS * N, 4 * N, "fp32", N),
                 N, "thread"),),
           note=clock_peak_note),
+    Entry("comm", "comm",
+          (Part("The transfers and collectives timed (labs/comm.py)", lambda: _comm()._collectives),
+           Part("How each is timed: CUDA events around a run of calls, the slowest rank's median",
+                lambda: _comm()._per_call)),
+          note=("No FLOPs here: each call moves bytes over a link, and the model is "
+                "perfmodel.comm's alpha + S / beta for the link's datasheet rate each way; the "
+                "bus bandwidth of a row is its bytes over its time times NCCL-tests' factor, "
+                "2(n-1)/n for an all-reduce and (n-1)/n for an all-gather.")),
     Entry("attention", "attention",
           (Part("The fused attention call timed (labs/attention.py)", module="labs.attention"),),
           (Case("S = 4,096, d = 64, one head, FP16",

@@ -499,7 +499,8 @@ READOUTS: dict[str, Readout] = {
                          "kernel's as S squared, the fused kernel's in step with S."),
 }
 #: Labs that draw their own readers' tables (their module's ``show``), not through READOUTS.
-OWN_TABLES = {"profile": "labs.profile.table: one table a lesson, the model under each counter"}
+OWN_TABLES = {"profile": "labs.profile.table: one table a lesson, the model under each counter",
+              "comm": "labs.comm_display.table_html: each link's best rate beside its roof"}
 
 
 # -------------------------------------------------------------------------- the table

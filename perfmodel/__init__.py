@@ -17,10 +17,11 @@ simt       warps: divergence passes, coalescing sectors
 hierarchy  the memory staircase: latency plateaus by working set; attention's footprint
 access     one warp's request: alignment to sectors and lines, vector loads, shared-memory banks
 clocks     why the roof moves: peak from SMs x lanes x 2 x clock, power-capped clocks
+comm       links between GPUs: alpha-beta messages, collectives, overlap, data parallelism
 units      formatting of SI quantities for display
 """
-from . import (access, clocks, hierarchy, little, machines, ops, parallel, roofline, simt,
+from . import (access, clocks, comm, hierarchy, little, machines, ops, parallel, roofline, simt,
                softmax, units, waves)
 
 __all__ = ["machines", "ops", "roofline", "little", "parallel", "waves",
-           "softmax", "simt", "clocks", "units", "hierarchy", "access"]
+           "softmax", "simt", "clocks", "units", "hierarchy", "access", "comm"]

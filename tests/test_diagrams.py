@@ -402,6 +402,31 @@ def test_softmax_merge_reaches_the_direct_sum():
             count_boxes(trace(data, "this tile's keys")) == len(SCORES)
 
 
+@pytest.mark.parametrize("gpus", [2, 3, 4, 6])
+def test_ring_allreduce_sums_every_chunk_in_2n_minus_2_steps(gpus):
+    """Worked by hand: after n - 1 reduce-scatter steps each GPU holds exactly one chunk
+    summed over all n GPUs; after n - 1 more every chunk everywhere is; each step every GPU
+    sends one chunk, 2(n - 1) chunks of 1/n of the buffer in all."""
+    view = diagrams.ring_allreduce(gpus=gpus, nbytes=1e9)
+    seen = []
+    for s, data, _lay in frames(view):
+        k = s["step"]
+        labels = trace(data, "contributors")["text"]
+        assert len(labels) == gpus * gpus
+        seen.append(k)
+        if k == 0:
+            assert labels == [str(g) for g in range(gpus) for _ in range(gpus)]
+        if k == gpus - 1:
+            assert labels.count("all") == gpus
+        if k == 2 * (gpus - 1):
+            assert labels.count("all") == gpus * gpus
+        assert count_boxes(trace(data, "sent this step")) == (gpus if k else 0)
+        assert f"sent {k} of its {2 * (gpus - 1)} chunks" in counter(data)
+    assert seen == list(range(2 * gpus - 1))
+    with pytest.raises(ValueError, match="gpus"):
+        diagrams.ring_allreduce(gpus=7)
+
+
 def test_amdahl_split_draws_p_workers():
     view = diagrams.amdahl_split(0.1)
     for s, data, _lay in frames(view):

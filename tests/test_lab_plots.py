@@ -5,6 +5,17 @@ import pytest
 
 import labs
 
+#: Labs with no run recorded yet, and where their plot is drawn instead.
+UNRECORDED = {"comm": "no multi-GPU machine was lent yet; tests/test_labs_comm.py draws "
+                      "made-up one- and eight-GPU runs and the model alone"}
+
+
+def _recorded(name):
+    results = labs.list_recorded(name)
+    if not results and name in UNRECORDED:
+        pytest.skip(UNRECORDED[name])
+    return results
+
 
 def _axis(fig, trace, letter):
     ref = getattr(trace, f"{letter}axis") or letter
@@ -14,7 +25,7 @@ def _axis(fig, trace, letter):
 
 @pytest.mark.parametrize("name", labs.available())
 def test_every_trace_is_drawable(name):
-    results = labs.list_recorded(name)
+    results = _recorded(name)
     assert results, f"no recorded results for {name}"
     fig = labs.module(name).plot(results)
     assert fig.data, f"{name}'s plot has no traces"
@@ -44,7 +55,7 @@ def test_the_runs_series_are_told_apart_by_colour(name):
     a run's own guide lines, such as linear_batch's measured bend, are left out)."""
     from labs import plotting
 
-    results = labs.list_recorded(name)
+    results = _recorded(name)
     fig = labs.module(name).plot(results)
     for result in results:
         label = plotting.label(result)

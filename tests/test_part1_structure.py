@@ -24,13 +24,15 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import prose_near  # noqa: E402
 
 PART1 = ["01_why_gpus", "02_parallelism", "03_intensity", "04_roofline", "05_triage"]
-PART2 = ["06_simt", "07_latency", "08_memory", "09_roof_moves", "10_flash_attention"]
+PART2 = ["06_simt", "07_latency", "08_memory", "09_roof_moves", "10_flash_attention",
+         "11_communication"]
 #: Every chapter, in reading order: each test below runs over all of them.
 BOOK = PART1 + PART2
 CHAPTER_OF = {"why-gpus": "01_why_gpus", "parallelism": "02_parallelism",
               "intensity": "03_intensity", "roofline": "04_roofline", "triage": "05_triage",
               "simt": "06_simt", "latency": "07_latency", "memory": "08_memory",
-              "moves": "09_roof_moves", "flash": "10_flash_attention"}
+              "moves": "09_roof_moves", "flash": "10_flash_attention",
+              "comm": "11_communication"}
 SITE = pathlib.Path(os.environ.get("PART1_SITE", ROOT / "_build" / "html"))
 
 

@@ -34,6 +34,9 @@ CHAPTERS = [
     ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,455 MHz", "206 in BF16"], 12),
     # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
     ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 14),
+    # ring diagram, link-roof widget, comm lab (the model alone until a run is recorded): the
+    # gradients' all-reduce over NVLink 4, the data-parallel ridge in tokens a GPU
+    ("chapters/11_communication.html", "comm", 3, ["54.5 ms", "1,923 tokens", "450 GB/s"], 10),
 ]
 IDS = [c[1] for c in CHAPTERS]
 

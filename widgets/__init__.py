@@ -11,6 +11,7 @@ from .coalescing import coalescing
 from .divergence import divergence
 from .fusion_triage import fusion_chain, triage_questions
 from .intensity_calculator import intensity_calculator
+from .link_roof import link_roof
 from .littles_law import littles_law
 from .machines_figure import machines_roofline
 from .online_softmax import online_softmax
@@ -19,9 +20,9 @@ from .roof_moves import roof_moves
 from .roofline_explorer import roofline_explorer
 from .tiles_and_waves import tiles_and_waves
 
-#: The twelve widgets, in the order of the gallery.
+#: The thirteen widgets, in the order of the gallery.
 WIDGETS = ["roofline_explorer", "operation_timer", "intensity_calculator", "amdahl_gustafson",
            "littles_law", "divergence", "coalescing", "tiles_and_waves", "online_softmax",
-           "roof_moves", "fusion_chain", "triage_questions"]
+           "roof_moves", "fusion_chain", "triage_questions", "link_roof"]
 
 __all__ = ["static", "machines_roofline", *WIDGETS]
