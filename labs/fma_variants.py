@@ -1,14 +1,18 @@
-"""Variants of the FMA-peak kernel, to find one that holds >= 0.97 of the clock peak.
+"""Variants of the FMA-peak kernel, timed to find one that holds >= 0.97 of the clock peak.
 
-The shipped kernel (``chains8``, :func:`labs.kernels.kernels` ``.fma_peak``) runs 8
-independent chains, each a fully unrolled block of UNROLL = 32 FMAs per loop turn: 256
-FFMAs a turn. Recorded on the H200 it held 0.933-0.955 of SMs x 128 x 2 x clock, and ncu
-had its FMA pipe 95.9% busy (labs/NOTES.md). An SM sub-partition issues one warp
+The shipped kernel (``wide``, :func:`labs.kernels.kernels` ``.fma_peak``) runs 16
+independent chains, each a fully unrolled block of 64 FMAs per loop turn: 1,024 FFMAs a
+turn; on the H200 it held 0.974 of SMs x 128 x 2 x clock (median of three holds,
+2026-12-03). The kernel it replaced, ``chains8`` (8 chains x UNROLL = 32 FMAs, 256 FFMAs a
+turn), held 0.93-0.955, and ncu had its FMA pipe 95.9% busy (labs/NOTES.md). An SM
+sub-partition issues one warp
 instruction a cycle and has 32 FP32 lanes, so every instruction that is not an FFMA (the
 loop's counter, compare and branch, 64-bit in numba's ``range``) costs a lane-cycle; what
 else is lost (register-bank conflicts on the three-operand FFMA, instruction fetch, the
 start and end of a launch) these variants tell apart by measurement:
 
+- ``chains8``: 8 chains x 32 FMAs a turn, the kernel shipped until 2026-12-03 (its loop,
+  ``blocks8``, is still the knob's);
 - ``chains16``: 16 chains x 32 FMAs a turn (512 FFMAs per loop overhead, twice the
   independent work a thread has in flight; about 16 more registers, still <= 32 so 2048
   threads an SM stay resident);
@@ -19,9 +23,9 @@ start and end of a launch) these variants tell apart by measurement:
   before ptxas schedules them (LLVM must unroll the 32-step loop of 8 FMAs for this to
   pay; if it leaves it rolled, the loop's overhead comes every 8 FMAs and the share falls:
   the measurement says which);
-- ``wide``: 16 chains x 64 FMAs a turn (1,024 FFMAs per loop overhead: a quarter of
-  ``chains8``'s loop instructions per FMA, the registers of ``chains16``, a 16 KB loop
-  body: whether the instruction cache holds it, the measurement says).
+
+``wide`` (16 chains x 64 FMAs a turn) has a quarter of ``chains8``'s loop instructions per
+FMA, the registers of ``chains16`` and a 16 KB loop body, which the instruction cache holds.
 
 Each variant has ``fmas_per_turn`` (per thread); a launch ``kernel[blocks, BLOCK](out,
 turns)`` does threads x turns x fmas_per_turn x 2 FLOPs, like the shipped kernel.
@@ -38,7 +42,7 @@ import numpy as np
 from . import kernels as _kern
 
 #: Every variant, the shipped one first.
-VARIANTS = ("chains8", "chains16", "unroll64", "interleaved", "wide")
+VARIANTS = ("wide", "chains8", "chains16", "unroll64", "interleaved")
 #: numba.cuda, bound by variant(): a module global, since the simulator swaps a kernel's
 #: global ``cuda`` for its fake module while it runs (as in labs/kernels.py).
 cuda = None
@@ -58,7 +62,7 @@ def variant(name: str):
     """The FMA-peak kernel ``name`` (one of VARIANTS), with ``fmas_per_turn`` set."""
     if name not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {name!r}")
-    if name == "chains8":
+    if name == "wide":
         return _kern.kernels().fma_peak
     global cuda
     _kern._bind()
@@ -68,7 +72,19 @@ def variant(name: str):
     seeds8 = cuda.jit(device=True, inline=True)(_seeds8)
     z, half = np.float32(0.0), np.float32(0.05)
 
-    if name == "chains16":
+    if name == "chains8":
+        blocks8 = _kern._fma_chains().blocks8
+
+        @cuda.jit(fastmath=True)
+        def fma_peak8(out, turns):
+            i = cuda.grid(1)
+            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
+            v0, v1, v2, v3, v4, v5, v6, v7 = blocks8(v0, v1, v2, v3, v4, v5, v6, v7, turns)
+            if i < out.size:
+                out[i] = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7))
+
+        kern, per_turn = fma_peak8, 8 * unroll
+    elif name == "chains16":
         @cuda.jit(fastmath=True)
         def fma_peak16(out, turns):
             i = cuda.grid(1)
@@ -84,22 +100,6 @@ def variant(name: str):
                           + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
 
         kern, per_turn = fma_peak16, 16 * unroll
-    elif name == "wide":
-        @cuda.jit(fastmath=True)
-        def fma_peak_wide(out, turns):
-            i = cuda.grid(1)
-            v0, v1, v2, v3, v4, v5, v6, v7 = seeds8(i, z)
-            v8, v9, va, vb, vc, vd, ve, vf = seeds8(i, half)
-            for _ in range(turns):
-                v0, v1, v2, v3 = blk64(v0), blk64(v1), blk64(v2), blk64(v3)
-                v4, v5, v6, v7 = blk64(v4), blk64(v5), blk64(v6), blk64(v7)
-                v8, v9, va, vb = blk64(v8), blk64(v9), blk64(va), blk64(vb)
-                vc, vd, ve, vf = blk64(vc), blk64(vd), blk64(ve), blk64(vf)
-            if i < out.size:
-                out[i] = ((((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)))
-                          + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
-
-        kern, per_turn = fma_peak_wide, 16 * 2 * unroll
     elif name == "unroll64":
         @cuda.jit(fastmath=True)
         def fma_peak_u64(out, turns):
@@ -131,4 +131,4 @@ def variant(name: str):
 
 def fmas_per_turn(kernel) -> int:
     """FMAs one thread of an FMA-peak kernel does per loop turn."""
-    return int(getattr(kernel, "fmas_per_turn", _kern.PEAK_CHAINS * _kern.UNROLL))
+    return int(getattr(kernel, "fmas_per_turn", _kern.PEAK_CHAINS * _kern.PEAK_BLOCK))

@@ -13,10 +13,13 @@ Each kernel isolates one mechanism:
   ptxas puts the waits and why that decided the kernel's shape). The intensity lab also
   launches ``make_knob(1)`` as fresh threads, one per 16 bytes (labs.intensity.LAUNCHES). k is done as unrolled blocks of ``UNROLL`` FMAs per float plus
   unrolled blocks of 16, 8, 4, 2, 1 for the rest.
-- ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` independent chains, each a
-  fully unrolled block of ``UNROLL`` FMAs per loop turn, constants as literals (PTX
-  ``fma.rn.f32 %f, %f, 0f..., 0f...``), so the loop's own instructions are a few percent
-  of the issue slots. FLOPs = threads x turns x PEAK_CHAINS x UNROLL x 2.
+- ``fma_peak(out, turns)``: registers only. ``PEAK_CHAINS`` = 16 independent chains, each
+  a fully unrolled block of ``PEAK_BLOCK`` = 64 FMAs per loop turn, constants as literals
+  (PTX ``fma.rn.f32 %f, %f, 0f..., 0f...``): 1,024 FFMAs to the loop's own handful of
+  instructions (under 1% of the issue slots), in 32 registers, so 2,048 threads an SM stay
+  resident. FLOPs = threads x turns x PEAK_CHAINS x PEAK_BLOCK x 2. (Eight chains of 32, the
+  earlier kernel, held 0.93-0.95 of the clock peak on the H200; this one 0.97: see
+  labs/fma_variants.py and labs/NOTES.md.)
 - ``scale_shift_relu(x, y)``: relu(x*1.5+0.5) in one pass over FP16 data (the fusion
   lab's fallback where torch.compile is unavailable).
 - ``sin2_cos2(x, y)``: sin(x)^2 + cos(x)^2 in one pass (FP32).
@@ -45,11 +48,13 @@ FMA_A = np.float32(0.999)
 FMA_B = np.float32(0.001)
 #: FMAs per chain in one fully unrolled block.
 UNROLL = 32
-#: Independent chains in the FMA-peak kernel (8 x 32 = 256 FMAs per loop turn).
-PEAK_CHAINS = 8
-#: The FMA-peak kernel kernels() ships: "chains8" (the one below, recorded) or a variant of
+#: Independent chains in the FMA-peak kernel, and FMAs in each chain's block per loop turn
+#: (16 x 64 = 1,024 FMAs per loop turn).
+PEAK_CHAINS = 16
+PEAK_BLOCK = 2 * UNROLL
+#: The FMA-peak kernel kernels() ships: "wide" (the one below, recorded) or a variant of
 #: labs/fma_variants.py; scripts/fma_variants_on_device.py times them all on a GPU.
-FMA_PEAK_VARIANT = "chains8"
+FMA_PEAK_VARIANT = "wide"
 #: Threads per block of every kernel here.
 BLOCK = 256
 #: Floats per 16-byte access of the knob kernel.
@@ -176,22 +181,30 @@ def kernels() -> SimpleNamespace:
     """Compile-on-first-call kernels (see the module docstring), as a namespace."""
     _bind()
     now_ns, cycles = _timers()
-    blocks8 = _fma_chains().blocks8
+    blocks16 = _fma_chains().blocks16
     knob = make_knob(KNOB_GROUPS)
 
     @cuda.jit(fastmath=True)
     def fma_peak(out, turns):
         i = cuda.grid(1)
-        s = np.float32(i % 1024) * np.float32(1e-3)
-        v0, v1, v2, v3 = s, s + np.float32(0.1), s + np.float32(0.2), s + np.float32(0.3)
-        (v4, v5, v6, v7) = (
-            s + np.float32(0.4), s + np.float32(0.5), s + np.float32(0.6), s + np.float32(0.7))
-        v0, v1, v2, v3, v4, v5, v6, v7 = blocks8(v0, v1, v2, v3, v4, v5, v6, v7, turns)
+        s = np.float32(i % 1024) * np.float32(1e-3)     # chain c starts at s + c / 20
+        d = np.float32(0.05)
+        v0, v1, v2, v3 = s, s + d, s + np.float32(2) * d, s + np.float32(3) * d
+        v4, v5 = s + np.float32(4) * d, s + np.float32(5) * d
+        v6, v7 = s + np.float32(6) * d, s + np.float32(7) * d
+        v8, v9 = s + np.float32(8) * d, s + np.float32(9) * d
+        va, vb = s + np.float32(10) * d, s + np.float32(11) * d
+        vc, vd = s + np.float32(12) * d, s + np.float32(13) * d
+        ve, vf = s + np.float32(14) * d, s + np.float32(15) * d
+        (v0, v1, v2, v3, v4, v5, v6, v7,
+         v8, v9, va, vb, vc, vd, ve, vf) = blocks16(v0, v1, v2, v3, v4, v5, v6, v7,
+                                                    v8, v9, va, vb, vc, vd, ve, vf, turns)
         if i < out.size:
-            out[i] = ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7))
+            out[i] = ((((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)))
+                      + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
 
-    fma_peak.fmas_per_turn = PEAK_CHAINS * UNROLL
-    if FMA_PEAK_VARIANT != "chains8":
+    fma_peak.fmas_per_turn = PEAK_CHAINS * PEAK_BLOCK
+    if FMA_PEAK_VARIANT != "wide":
         from .fma_variants import variant
 
         fma_peak = variant(FMA_PEAK_VARIANT)
@@ -235,9 +248,10 @@ def kernels() -> SimpleNamespace:
 def _fma_chains():
     """fma4 and fma8: device functions doing k FMAs on each of four or eight floats
     (independent chains), as unrolled blocks of UNROLL then 16, 8, 4, 2, 1 (k is the same
-    across a warp: no divergence), the knobs' arithmetic; and blocks8, the whole blocks
-    alone, the FMA-peak kernel's loop."""
+    across a warp: no divergence), the knobs' arithmetic; blocks8, their whole blocks
+    alone; and blocks16, the FMA-peak kernel's loop."""
     fma_block, f16, f8, f4, f2, f1 = (_fixed(c) for c in (UNROLL, 16, 8, 4, 2, 1))
+    peak_block = _fixed(PEAK_BLOCK)
 
     @cuda.jit(device=True, inline=True, fastmath=True)
     def fma4(v0, v1, v2, v3, k):
@@ -287,7 +301,18 @@ def _fma_chains():
             v4, v5, v6, v7 = fma4(v4, v5, v6, v7, r)
         return v0, v1, v2, v3, v4, v5, v6, v7
 
-    return SimpleNamespace(fma4=fma4, fma8=fma8, blocks8=blocks8)
+    @cuda.jit(device=True, inline=True, fastmath=True)
+    def blocks16(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, va, vb, vc, vd, ve, vf, turns):
+        """``turns`` fully unrolled blocks of PEAK_BLOCK FMAs on each of 16 floats (16
+        independent chains): the FMA-peak kernel's loop."""
+        for _ in range(turns):
+            v0, v1, v2, v3 = peak_block(v0), peak_block(v1), peak_block(v2), peak_block(v3)
+            v4, v5, v6, v7 = peak_block(v4), peak_block(v5), peak_block(v6), peak_block(v7)
+            v8, v9, va, vb = peak_block(v8), peak_block(v9), peak_block(va), peak_block(vb)
+            vc, vd, ve, vf = peak_block(vc), peak_block(vd), peak_block(ve), peak_block(vf)
+        return v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, va, vb, vc, vd, ve, vf
+
+    return SimpleNamespace(fma4=fma4, fma8=fma8, blocks8=blocks8, blocks16=blocks16)
 
 
 @functools.cache
@@ -411,7 +436,7 @@ def grid(n_threads: int) -> int:
 
 
 def peak_flops_per_launch(threads: int, turns: int,
-                          fmas_per_turn: int = PEAK_CHAINS * UNROLL) -> float:
+                          fmas_per_turn: int = PEAK_CHAINS * PEAK_BLOCK) -> float:
     """FLOPs one fma_peak launch does: threads x turns x FMAs a thread does per turn (the
-    shipped kernel: chains x UNROLL) x 2."""
+    shipped kernel: PEAK_CHAINS x PEAK_BLOCK) x 2."""
     return float(threads) * turns * fmas_per_turn * 2

@@ -145,15 +145,15 @@ def _comm():
 
 
 def _fixed_block():
-    from .kernels import UNROLL, _fixed
+    from .kernels import PEAK_BLOCK, _fixed
 
-    return _fixed(UNROLL)
+    return _fixed(PEAK_BLOCK)
 
 
-def _blocks8():
+def _blocks16():
     from .kernels import _fma_chains
 
-    return _fma_chains().blocks8
+    return _fma_chains().blocks16
 
 
 def _knob():
@@ -287,12 +287,13 @@ ENTRIES: dict[str, Entry] = {e.key: e for e in (
                 lambda: ops.Op("read", N, 32 * N, "fp32", N), N))),
     Entry("fma_peak", "clocks",
           (Part("The FMA-peak kernel (labs/kernels.py)", lambda: _k().fma_peak),
-           Part("Its loop: 8 chains, a block of UNROLL = 32 FMAs each per turn", _blocks8),
+           Part("Its loop: 16 chains, a block of PEAK_BLOCK = 64 FMAs each per turn",
+                _blocks16),
            Part("One block", _fixed_block),
            Part("Its launch (labs/ceilings.py)", module="labs.ceilings"),
            Part("One full wave of resident threads", _fma_grid)),
           (Case(f"turns = {_TURNS:,}",
-                lambda: ops.Op("fma_peak", 2 * 8 * 32 * _TURNS * N, 4 * N, "fp32", N),
+                lambda: ops.Op("fma_peak", 2 * 16 * 64 * _TURNS * N, 4 * N, "fp32", N),
                 N, "thread"),),
           note=clock_peak_note),
     Entry("comm", "comm",

@@ -12,9 +12,9 @@ def test_unknown_variant_names_the_choices():
 
 
 def test_the_shipped_kernel_is_the_default_and_counts_as_before():
-    assert kernels.FMA_PEAK_VARIANT == "chains8" == fma_variants.VARIANTS[0]
-    # the shipped kernel: 8 chains x 32 FMAs a turn, 2 FLOPs each
-    assert kernels.peak_flops_per_launch(1000, 3) == 1000 * 3 * 8 * 32 * 2
+    assert kernels.FMA_PEAK_VARIANT == "wide" == fma_variants.VARIANTS[0]
+    # the shipped kernel: 16 chains x 64 FMAs a turn, 2 FLOPs each
+    assert kernels.peak_flops_per_launch(1000, 3) == 1000 * 3 * 16 * 64 * 2
     assert kernels.peak_flops_per_launch(1000, 3, 512) == 1000 * 3 * 512 * 2
 
 
@@ -23,4 +23,4 @@ def test_fmas_per_turn_reads_the_kernels_attribute():
         fmas_per_turn = 512
 
     assert fma_variants.fmas_per_turn(K()) == 512
-    assert fma_variants.fmas_per_turn(object()) == 8 * 32
+    assert fma_variants.fmas_per_turn(object()) == 16 * 64

@@ -110,8 +110,8 @@ def test_markdown_carries_the_marker_each_part_verbatim_and_the_counts():
 
 def test_fma_peak_counts_follow_its_loop():
     (row,) = listing.counts("fma_peak")
-    # 8 chains x 32 FMAs x 2 FLOPs a turn, 1,024 turns, per thread; one 4-byte store
-    assert row["flops"] == 8 * 32 * 2 * 1024 and row["bytes"] == 4
+    # 16 chains x 64 FMAs x 2 FLOPs a turn, 1,024 turns, per thread; one 4-byte store
+    assert row["flops"] == 16 * 64 * 2 * 1024 and row["bytes"] == 4
     assert "0.9" in listing.clock_peak_note() and "132 x 128 x 2" in listing.clock_peak_note()
 
 
