@@ -24,6 +24,8 @@ SERIES = (({"kind": "copy", "path": "device to device"}, "bandwidth", "copy with
           ({"kind": "collective", "op": "all_gather"}, "busbw", "all-gather, bus bandwidth"))
 
 
+#: GPUs the all-reduce model is drawn for when a run measured one GPU (or none): a server.
+MODEL_GPUS = 8
 #: The model curves are all grey; their dashes tell them apart (host, HBM, all-reduce).
 DASHES = ("dot", "dash", "dashdot")
 
@@ -89,11 +91,13 @@ def _model_curves(m: machines.Machine, n: int) -> list[tuple[str, list[float], l
 
 def plot(results: list[dict]):
     """Bandwidth against message size: each measured path of each run, and the model's
-    alpha-beta curves for the first run's GPU (an H200 with 8 GPUs when no run is given)."""
+    alpha-beta curves for the first run's GPU (an H200 when no run is given), the
+    all-reduce for as many GPUs as the run measured, or MODEL_GPUS when it measured one."""
     from . import plotting as p
 
     first = results[0] if results else None
-    n = gpus_measured(first) if first else 8
+    n = gpus_measured(first) if first else 1
+    n = n if n >= 2 else MODEL_GPUS    # one GPU measured: the collective is the model's
     fig = p.figure("Bandwidth by message size, against the links' roofs", height=520)
     for (name, xs, ys), dash in zip(_model_curves(machine_for(first), n), DASHES):
         p.model(fig, xs, ys, name, dash=dash)

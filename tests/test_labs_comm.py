@@ -143,7 +143,9 @@ def test_show_says_how_many_gpus_were_measured(monkeypatch, tmp_path, n, says):
     fig = view.figure()
     _drawable(fig)
     names = [t.name for t in fig.data]
-    assert any("all-reduce" in name for name in names) == (n >= 2)
+    # the measured all-reduce only where several GPUs ran; the model's on 8 GPUs always
+    assert any(name.startswith("NVIDIA H200") and "all-reduce" in name for name in names) == (n >= 2)
+    assert any(name.startswith("model: ring all-reduce on 8 GPUs") for name in names)
     page = view._repr_mimebundle_()["text/html"]
     assert ("not measured" in page) == (n == 1)
     with pytest.raises(ValueError, match="B200"):
