@@ -282,8 +282,8 @@ def test_a_keyboard_step_says_its_result_in_the_live_region(open_page):
 
 
 def test_every_slider_figure_says_each_keyboard_step(open_page):
-    """Each slider's keyboard step changes its figure's live region to words naming the
-    step (a diagram's: its description at that step, from the view)."""
+    """Each slider's keyboard step changes its figure's live region to words that name
+    the step ("cycle 40: ...")."""
     p = open_page(PAGE)
     page = p.page
     views = _views()
@@ -298,12 +298,12 @@ def test_every_slider_figure_says_each_keyboard_step(open_page):
             page.evaluate("window.__step")
             said = page.evaluate(LIVE, i)
             c = view.sliders()[s]
-            last = c.choices(view.initial())[-1]
+            step = f"{c.label} {c.fmt(c.choices(view.initial())[-1])}"
             if not said or said == before:
                 problems.append(f"{fid} slider {s}: live region {said!r}")
-            elif isinstance(view, diagrams._base.Diagram) and \
-                    view.describe(view.settle({**view.initial(), c.name: last})) not in said:
-                problems.append(f"{fid}: {said!r} is not the diagram's description at the step")
+            elif view.name != "roofline-explorer" and not said.startswith(step):
+                # (the roofline explorer's words name the dot: the test above)
+                problems.append(f"{fid} slider {s}: {said!r} does not name the step {step!r}")
     assert problems == [], "\n".join(problems)
     assert p.errors == [] and p.blocked == []
 

@@ -185,11 +185,6 @@ class Diagram(View):
             (self.height / (self.yrange[1] - self.yrange[0]))
 
     # --- the text alternative ----------------------------------------------------------
-    def step_words(self, c: Control, s: Settings, traces: list[dict], moved: list[int],
-                   layout: dict) -> str:
-        """A step of the diagram's slider in words: the step, then the description at it."""
-        return f"{c.label} {c.fmt(s[c.name])}: {self.describe(s)}"
-
     def alt_text(self) -> tuple[str, str]:
         """(caption, description) at the initial settings."""
         return self.caption, self.describe(self.initial())
