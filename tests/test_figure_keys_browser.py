@@ -18,6 +18,7 @@ headless Chromium, offline:
 """
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -77,7 +78,8 @@ def _model_holds(page, fig: int, view, slider: int, step: int) -> list[str]:
             if w is None or g[key] is None:
                 continue
             nums = all(isinstance(v, (int, float)) or v is None for v in w)
-            if (g[key] != approx(w, rel=1e-5)) if nums else (g[key] != w):
+            gap = lambda vs: [math.nan if v is None else v for v in vs]  # noqa: E731
+            if (gap(g[key]) != approx(gap(w), rel=1e-5)) if nums else (g[key] != w):
                 wrong.append(f"{view.name} {c.name}={value}: trace {j} {key} "
                              f"{str(g[key])[:60]} != {str(w)[:60]}")
         if isinstance(want[j].get("text"), list) and g["text"] != want[j]["text"]:
