@@ -91,7 +91,10 @@
     holder.dataset.drawn = "1";
     var spec = JSON.parse(holder.querySelector("script[type='application/json']").textContent);
     var gd = holder.querySelector(".book-figure-plot");
-    var config = Object.assign({responsive: true, displaylogo: false}, spec.config || {});
+    // No mode bar: its buttons were Tab stops, a dozen a figure (book-figure-keys.js
+    // gives the sliders and menus the keyboard; zoom stays a drag, reset a double click).
+    var config = Object.assign({responsive: true, displaylogo: false}, spec.config || {},
+                               {displayModeBar: false});
     prepareLayout(spec.layout || {}, THEMES[themeName()]);
     var step = window.bookPlotlyStep;
     gd._bookAxisTypes = step.axisTypes(spec.layout);
@@ -103,6 +106,7 @@
     }).then(function () {
       gd.style.contentVisibility = "";
       holder.dataset.ready = "1";
+      if (window.bookFigureKeys) window.bookFigureKeys.attach(holder);
     });
   }
   function drawAll() {

@@ -293,3 +293,15 @@ def test_a_step_reaches_the_front_end_whole(monkeypatch):
                         assert _snapshot(v) == expected[j].get(key), (name, key, j)
                         checked += 1
     assert checked > 50
+
+
+def test_live_figures_have_no_mode_bar_and_keyboard_controls():
+    """The live view's controls are ipywidgets (a native select, a slider with keyboard
+    handling) and its figure has no mode bar, whose buttons would be Tab stops (issue 26)."""
+    import ipywidgets as W
+
+    live = widgets.roofline_explorer().live()
+    assert live.figure._config.get("displayModeBar") is False
+    kinds = {type(w) for w in live.controls.values()}
+    assert kinds == {W.Dropdown, W.SelectionSlider}
+    assert all(w.description for w in live.controls.values())

@@ -150,6 +150,8 @@ def test_static_html_is_plain_json_rounded_to_six_digits():
 
 
 def test_every_static_figure_respects_its_page_weight():
-    """Each widget's HTML stays under 400 kB (the steps are precomputed, so they weigh)."""
+    """Each widget's HTML stays under 450 kB (the steps are precomputed, so they weigh;
+    so do the words of every step for screen readers and the data table, issue 26: the
+    roofline explorer's words for its 19 machine and precision choices add 38 kB)."""
     for name in widgets.WIDGETS:
-        assert len(getattr(widgets, name)().static_html()) < 400_000, name
+        assert len(getattr(widgets, name)().static_html()) < 450_000, name

@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from . import static
+from . import a11y, static
 
 Settings = dict[str, Any]
 
@@ -346,6 +346,9 @@ class View:
         idx = sorted(moved)
         keys = sorted(set().union(*moved.values())) if moved else []
         steps = []
+        lay = self.layout(s)
+        words = [self.step_words(c, self.settle({**s, c.name: v}), tr, idx, lay)
+                 for v, tr in zip(values, states)]
         for v, tr in zip(values, states):
             upd = {k: [_plain(flatten(tr[j]).get(k)) for j in idx] for k in keys}
             steps.append({"label": c.fmt(v), "method": "restyle", "args": [upd, idx],
@@ -358,7 +361,14 @@ class View:
                   "x": 0.0, "len": 1.0, "xanchor": "left", "y": y, "yanchor": "top",
                   "pad": {"t": 12, "b": 0, "l": 0, "r": 0}, "ticklen": 3, "minorticklen": 0,
                   "font": {"size": 1}, "transition": {"duration": 0}}
-        return slider, set(idx), set(keys)
+        return slider, set(idx), set(keys), words
+
+    def step_words(self, c: Control, s: Settings, traces: list[dict], moved: list[int],
+                   layout: dict) -> str:
+        """What a step of slider ``c`` to settings ``s`` shows, in words (a screen reader
+        reads it from the figure's live region): by default the moved traces' values
+        from ``traces`` (the model's, at ``s``); a view may say it better."""
+        return a11y.step_words(c.label, c.fmt(s[c.name]), traces, moved, layout)
 
     def _state(self, s: Settings) -> tuple[list[dict], list[dict], dict, set]:
         """(traces, sliders, layout, moved keys) of the static figure at dropdown
@@ -368,9 +378,10 @@ class View:
         cache = self.__dict__.setdefault("_states", {})
         if key not in cache:
             base = self.traces(s)
-            sliders, owner, moved = [], {}, set()
+            sliders, owner, moved, words = [], {}, set(), []
             for i, c in enumerate(self.sliders()):
-                sl, idx, keys = self._slider(c, i, s, base)
+                sl, idx, keys, said = self._slider(c, i, s, base)
+                words.append(said)
                 for j in idx:
                     if j in owner:
                         raise RuntimeError(f"{self.name}: trace {j} moves with both the "
@@ -378,6 +389,7 @@ class View:
                     owner[j] = c.name
                 sliders.append(sl)
                 moved |= keys
+            self.__dict__.setdefault("_words", {})[key] = words
             cache[key] = (base, sliders, self.full_layout(s), moved)
         return cache[key]
 
@@ -427,12 +439,25 @@ class View:
         return {"label": c.text(s[c.name]), "method": "update",
                 "args": [data_upd, _plain(layout_upd)]}
 
+    def step_words_table(self) -> dict:
+        """Every slider step's words (:meth:`step_words`) for every choice of the
+        dropdowns, as book-figure-keys.js reads them (widgets/a11y.py: word_table)."""
+        words = {}
+        for s in self._combos():
+            self._state(s)
+            key = "\n".join(c.text(s[c.name]) for c in self.menus())
+            words[key] = self._words[tuple(s[c.name] for c in self.menus())]
+        return a11y.word_table(words)
+
     def static_figure(self):
-        """The static plotly figure: dropdowns and sliders with precomputed steps."""
+        """The static plotly figure: dropdowns and sliders with precomputed steps (and
+        their words in layout.meta, which plotly keeps and draws nothing from)."""
         import plotly.graph_objects as go
 
         s = self.initial()
         data, sliders, lay, _ = self._state(s)
+        if sliders:
+            lay = {**lay, "meta": {"book_words": self.step_words_table()}}
         menus = []
         g = self._geometry()
         for level, c in enumerate(self.menus()):
@@ -453,7 +478,14 @@ class View:
         build, the self-drawing form elsewhere), numbers to DIGITS digits."""
         fig = fig or self.static_figure()
         self.place_controls(fig)
-        return static.figure_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS)
+        label, description = self.alt_text()
+        return static.figure_html(fig, name=f"{self.name}-{next(_counter)}", digits=DIGITS,
+                                  label=label, description=description)
+
+    def alt_text(self) -> tuple[str, str]:
+        """(name, description) of the static figure for screen readers; empty: read from
+        the figure (its title, axes, traces and controls: widgets/a11y.py)."""
+        return "", ""
 
     # --- the live rendering ----------------------------------------------------------
     def live(self) -> "Live":

@@ -190,10 +190,13 @@ def figure_class():
     def __init__(self, *args, **kwargs):
         self._book_built = False
         super(cls, self).__init__(*args, **kwargs)
+        # No mode bar: its buttons would be a dozen Tab stops before the next control
+        # (issue 26); zoom stays a drag, reset a double click.
+        self._config = {**(self._config or {}), "displayModeBar": False}
         if stub:
             self._book_source = _source_model(source).model_id
             # plotly.js resizes the figure when asked to (_STUB_JS)
-            self._config = {**(self._config or {}), "responsive": True}
+            self._config = {**self._config, "responsive": True}
         self._book_built = True
         self.open()
 

@@ -142,6 +142,23 @@ class RooflineExplorer(View):
                         "customdata": [row, None], "hovertemplate": HOVER})
         return out
 
+    def step_words(self, c: Control, s: Settings, traces: list[dict], moved: list[int],
+                   layout: dict) -> str:
+        """A slider step in words, from the model: for each dot the slider moves, its
+        intensity, the roof's ceiling there and what bounds it ("attention, flash:
+        intensity 1,820 FLOP/byte, 8.1 TFLOP/s attainable, compute-bound")."""
+        m, unit = self.machines[s["machine"]], s["unit"]
+        said = []
+        for k, (key, label, _) in enumerate(_dots()):
+            if key != c.name:
+                continue
+            op = self.op(s, k)
+            said.append(f"{label.format(s[key]).split('<br>')[0]}: intensity "
+                        f"{units.number(op.intensity)} FLOP/byte, "
+                        f"{units.flops(roofline.attainable(m, op.intensity, unit))} attainable, "
+                        f"{roofline.bound(m, op, unit)}-bound")
+        return "; ".join(said)
+
     def layout(self, s: Settings) -> dict:
         m = self.machines[s["machine"]]
         peak = m.peak_flops(s["unit"])

@@ -24,6 +24,8 @@ import os
 
 import numpy as np
 
+from . import a11y
+
 _ids = itertools.count()
 
 #: Environment variable the book build sets to "static" (shared with widgets.base).
@@ -82,9 +84,9 @@ def compact_json(obj, digits: int = 6) -> str:
     return json.dumps(obj)
 
 
-def _payload(fig, height: int | None, digits: int | None) -> tuple[str, int]:
-    """The figure's JSON (data, layout, config) ready to sit in a script tag, and its
-    height in pixels."""
+def _payload(fig, height: int | None, digits: int | None) -> tuple[str, int, dict]:
+    """The figure's JSON (data, layout, config) ready to sit in a script tag, its
+    height in pixels, and the plain figure it was written from."""
     spec = figure_json(fig)
     spec.setdefault("layout", {}).pop("template", None)
     spec["layout"]["autosize"] = True
@@ -93,19 +95,21 @@ def _payload(fig, height: int | None, digits: int | None) -> tuple[str, int]:
     body = {"data": spec["data"], "layout": spec["layout"], "config": {"responsive": True}}
     payload = (compact_json(body, digits) if digits else
                json.dumps(body, separators=(",", ":"), allow_nan=False))
-    return payload.replace("</", "<\\/"), h
+    return payload.replace("</", "<\\/"), h, body
 
 
 def to_html(fig, height: int | None = None, name: str | None = None,
-            digits: int | None = None) -> str:
+            digits: int | None = None, label: str | None = None,
+            description: str | None = None) -> str:
     """HTML for one figure on the site: a div with the figure's JSON, drawn by
-    book-plotly.js. ``digits`` rounds every float to that many significant digits
-    (None: exact)."""
-    payload, h = _payload(fig, height, digits)
+    book-plotly.js, with its text alternatives (widgets/a11y.py: ``label`` and
+    ``description``, or ones read from the figure). ``digits`` rounds every float to
+    that many significant digits (None: exact)."""
+    payload, h, body = _payload(fig, height, digits)
     fid = f"book-figure-{name or next(_ids)}"
-    return (f'<div class="book-figure" id="{_html.escape(fid)}">'
-            f'<div class="book-figure-plot" style="height:{h}px"></div>'
-            f'<script type="application/json">{payload}</script></div>')
+    inner = (f'<div class="book-figure-plot" style="height:{h}px"></div>'
+             f'<script type="application/json">{payload}</script>')
+    return a11y.wrap(fid, inner, body, label, description)
 
 
 def plotly_js_version() -> str:
@@ -149,7 +153,7 @@ def notebook_html(fig, height: int | None = None, name: str | None = None,
     """HTML for one figure in a notebook (Colab, JupyterLab, VS Code, classic Notebook):
     the figure's JSON and a script that draws it, loading plotly.js from its CDN when the
     page has none."""
-    payload, h = _payload(fig, height, digits)
+    payload, h, _ = _payload(fig, height, digits)
     fid = f"book-nbfigure-{name or 'fig'}-{next(_ids)}"
     script = (_DRAW.replace("__ID__", fid)
               .replace("__URL__", PLOTLY_CDN.format(version=plotly_js_version())))
@@ -160,11 +164,15 @@ def notebook_html(fig, height: int | None = None, name: str | None = None,
 
 
 def figure_html(fig, height: int | None = None, name: str | None = None,
-                digits: int | None = None) -> str:
-    """The figure's HTML for where this code runs: the site's div in the book build,
-    the self-drawing form anywhere else."""
-    make = to_html if in_book_build() else notebook_html
-    return make(fig, height=height, name=name, digits=digits)
+                digits: int | None = None, label: str | None = None,
+                description: str | None = None) -> str:
+    """The figure's HTML for where this code runs: the site's div (with its text
+    alternatives, ``label`` and ``description`` where given) in the book build, the
+    self-drawing form anywhere else."""
+    if in_book_build():
+        return to_html(fig, height=height, name=name, digits=digits, label=label,
+                       description=description)
+    return notebook_html(fig, height=height, name=name, digits=digits)
 
 
 class StaticFigure:

@@ -14,6 +14,7 @@ import html as _html
 import math
 from typing import Iterable
 
+from ..a11y import OFF_SCREEN  # kept off screen, read by screen readers
 from ..base import FIGURE_PX, Control, Settings, View
 from ..style import COLORS
 
@@ -24,9 +25,6 @@ FILL = {"chip": "rgba(76,120,168,0.30)", "dram": "rgba(157,117,93,0.35)",
         "host": "rgba(127,127,127,0.25)", "compute": "rgba(44,160,44,0.40)",
         "idle": "rgba(158,158,158,0.18)", "hot": "rgba(228,87,86,0.55)",
         "warm": "rgba(245,133,24,0.45)", "cool": "rgba(76,120,168,0.55)"}
-#: Kept off screen but read by screen readers (a diagram's description).
-OFF_SCREEN = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
-              "clip:rect(0,0,0,0);white-space:nowrap;border:0")
 #: Font size (px) of a diagram's labels: the book's figures' 12 px.
 FONT = 12
 
