@@ -137,7 +137,10 @@ def test_no_serious_or_critical_violation(axe_tabs, server, page, width):
     found = {"light": audit(tab)}
     light = body_luminance(tab)
     tab.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
-    tab.wait_for_timeout(300)      # book-plotly.js re-colours the figures (Plotly.relayout)
+    # book-plotly.js re-colours the figures (Plotly.relayout); the theme's script then
+    # re-measures which code blocks scroll (300 ms after the last change to the page) and
+    # makes those focusable: the audit waits for both.
+    tab.wait_for_timeout(800)
     assert body_luminance(tab) < 0.1 < light, f"{page}: the dark theme did not take"
     found["dark"] = audit(tab)
     assert not any(found.values()), report(page, width, found)
