@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test env colab-env student instructor notebooks bench clean
+.PHONY: book test env colab-env axe student instructor notebooks bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || test -n "$(PY)" || { echo "make: the book needs Python 3.11, 3.12 or 3.13 (python3.11 ... python3 on PATH); none found" >&2; exit 1; }
@@ -28,7 +28,7 @@ BUILT := _build/.built-against-code
 # Sphinx skips a build in which no page changed, static files and all: when the site's own
 # files (_static, the step engine, the configuration) change, every page is written again (the
 # execution cache is kept: no notebook runs again).
-SITEFILES := $(wildcard _static/* widgets/*.js _config.yml _toc.yml references.bib)
+SITEFILES := $(wildcard _static/* _templates/* widgets/*.js _config.yml _toc.yml references.bib)
 
 book: $(STAMP)
 	@if [ -d _build/.jupyter_cache ] && { [ ! -f $(BUILT) ] || [ -n "$$(find $(CODE) -newer $(BUILT) 2>/dev/null | head -1)" ]; }; then \
@@ -41,8 +41,18 @@ book: $(STAMP)
 	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"
 
-test: book colab-env
+test: book colab-env axe
 	$(BIN)/python -m pytest -q tests
+
+# axe-core (the accessibility checker tests/test_axe.py injects into every page), from the npm
+# registry at the version package-lock.json pins, into node_modules/ (git-ignored, never in
+# the site).
+AXE := node_modules/axe-core/axe.min.js
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(AXE)
+
+axe: $(AXE)
 
 # The Colab-faithful runtime the twins are tested in (.venv-colab: Colab's package versions
 # on Python 3.13; see scripts/colab_env.py).
