@@ -166,3 +166,10 @@ def test_on_a_gpu_the_run_made_now_sits_beside_the_recorded_collectives(monkeypa
     names = [t.name for t in view.figure().data]
     assert any(n.startswith("Tesla T4") for n in names)
     assert any(n.startswith("NVIDIA H200") and "all-reduce" in n for n in names)
+
+
+def test_nccl_settings_recorded_from_the_environment():
+    """The algorithm and protocol NCCL was told to use go into the context; unset is None."""
+    assert comm.nccl_settings({}) == {"nccl_algo": None, "nccl_proto": None}
+    assert comm.nccl_settings({"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}) == {
+        "nccl_algo": "Ring", "nccl_proto": "Simple"}
