@@ -105,8 +105,8 @@ register("comm-5", CHAPTER,
          hint="Set 2d(alpha + S/beta) equal to 2(n-1) alpha + 2(n-1)/n S/beta, d = log2 64.")
 register("comm-6", CHAPTER,
          "Four SXM-class H200s linked only by PCIe 5 x16, 1.3e9 parameters, BF16 gradients, "
-         "2,048 tokens a GPU at 989 TFLOP/s: one step's backward plus all-reduce with perfect overlap, in "
-         "seconds.",
+         "2,048 tokens a GPU at 989 TFLOP/s: one step's backward plus all-reduce with perfect "
+         "overlap, in seconds.",
          pcie_step_overlapped, unit="s",
          hint="Backward 4 P T / F; all-reduce 2(n-1) alpha + 2(n-1)/n 2P / beta; take the max.")
 register("comm-7", CHAPTER,
