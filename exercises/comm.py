@@ -104,9 +104,9 @@ register("comm-5", CHAPTER,
          ib_crossover, unit="bytes",
          hint="Set 2d(alpha + S/beta) equal to 2(n-1) alpha + 2(n-1)/n S/beta, d = log2 64.")
 register("comm-6", CHAPTER,
-         "Four H200 cards on PCIe 5 only, 1.3e9 parameters, BF16 gradients, 2,048 tokens a "
-         "GPU at 989 TFLOP/s: one step's backward plus all-reduce with perfect overlap, in "
-         "seconds.",
+         "Four SXM-class H200s linked only by PCIe 5 x16, 1.3e9 parameters, BF16 gradients, "
+         "2,048 tokens a GPU at 989 TFLOP/s: one step's backward plus all-reduce with perfect "
+         "overlap, in seconds.",
          pcie_step_overlapped, unit="s",
          hint="Backward 4 P T / F; all-reduce 2(n-1) alpha + 2(n-1)/n 2P / beta; take the max.")
 register("comm-7", CHAPTER,
@@ -120,8 +120,9 @@ register("comm-8", CHAPTER,
          blog_all_reduce, unit="s",
          hint="450 GB/s each way, not 900; 2(n-1) = 6 steps.")
 register("comm-9", CHAPTER,
-         "Tokens per GPU above which 64 H200s, one NDR port each (50 GB/s), hide their BF16 "
-         "gradients behind the backward pass at 989 TFLOP/s.",
+         "Tokens per GPU above which 64 H200s, each in its own server with one NDR port "
+         "(50 GB/s each way) in one flat ring, hide their BF16 gradients behind the backward "
+         "pass at 989 TFLOP/s.",
          ib_ridge_tokens, unit="tokens",
          hint="T* = F (n-1) b / (2 n beta), n = 64.")
 register("comm-10", CHAPTER,

@@ -14,8 +14,9 @@ Launch, recording JSON under ``--out`` (default labs/results)::
 
     python -m labs.comm --quick                                      # one GPU
     torchrun --standalone --nproc_per_node=8 -m labs.comm --out DIR  # eight GPUs
+    NCCL_ALGO=Ring torchrun --standalone --nproc_per_node=8 -m labs.comm  # the ring alone
 
-Quick mode times every fourth size (4 KiB, 16 KiB, ... 1 GiB) with fewer repeats.
+Quick mode times every other power of two (4 KiB, 16 KiB, ... 1 GiB) with fewer repeats.
 On a T4 (quick): about 6 s (:func:`labs.budget.estimate`: the three copies at the T4
 note's rates, the pinned buffer, start-up). Its plot and table live in :mod:`labs.comm_display`.
 """
@@ -45,7 +46,7 @@ COPIES = ("device to device", "host to device (pinned)", "device to host (pinned
 
 def sizes(quick: bool = False, max_bytes: int = SIZE_MAX) -> list[int]:
     """Message sizes in bytes: every power of two from 4 KiB to ``max_bytes`` (at most
-    1 GiB); quick mode keeps every fourth (4 KiB, 16 KiB, ...)."""
+    1 GiB); quick mode keeps every other one (4 KiB, 16 KiB, ...)."""
     max_bytes = int(max_bytes)
     if not SIZE_MIN <= max_bytes <= SIZE_MAX:
         raise ValueError(f"max_bytes must be in [{SIZE_MIN}, {SIZE_MAX}]; got {max_bytes}")
@@ -249,9 +250,18 @@ def run(quick: bool = False, max_bytes: int | None = None) -> dict:
     return common.record("comm", params, rows, summarize(rows, n), ctx)
 
 
+def nccl_settings(env: dict | None = None) -> dict:
+    """NCCL_ALGO and NCCL_PROTO as this process sees them (None where unset, when NCCL picks
+    the algorithm itself): a bus bandwidth means a link's rate only for the ring."""
+    env = os.environ if env is None else env
+    return {"nccl_algo": env.get("NCCL_ALGO"), "nccl_proto": env.get("NCCL_PROTO")}
+
+
 def _context(how: dict) -> dict:
     """The labs' run context plus what a link measurement needs: GPUs in the machine and
-    in the run, their names, NCCL's version and the topology matrix."""
+    in the run, their names, NCCL's version, the NCCL_ALGO and NCCL_PROTO settings (None
+    when unset: NCCL then picks, e.g. NVLink SHARP on an 8-GPU HGX H100/H200) and the
+    topology matrix."""
     import torch
 
     from .gpu import context
@@ -259,7 +269,7 @@ def _context(how: dict) -> dict:
     ctx = context()
     ctx.update(gpu_count=torch.cuda.device_count(), world_size=how["world_size"],
                gpus=[torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
-               topology=topology())
+               topology=topology(), **nccl_settings())
     try:
         v = torch.cuda.nccl.version()
         ctx["nccl"] = ".".join(str(x) for x in v) if isinstance(v, (tuple, list)) else str(v)
@@ -286,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m labs.comm`` / ``torchrun ... -m labs.comm``: run, and on rank 0 save
     the JSON and print its path and summary."""
     ap = argparse.ArgumentParser(prog="python -m labs.comm", description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="every fourth size, fewer repeats")
+    ap.add_argument("--quick", action="store_true", help="every other power of two, fewer repeats")
     ap.add_argument("--out", default=None, help="results folder (default labs/results)")
     ap.add_argument("--max-bytes", type=int, default=None,
                     help=f"largest message in bytes (default and most {SIZE_MAX})")

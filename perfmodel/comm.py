@@ -1,7 +1,8 @@
 """Communication: the links between GPUs as a roof, and what collectives cost on them.
 
 A :class:`Link` carries its datasheet rate **per direction** (byte/s a GPU can send while
-it also receives as much); vendors usually print the bidirectional sum, twice that. The
+it also receives as much); NVIDIA prints NVLink and PCIe as the bidirectional sum, twice
+that, while network adapters (InfiniBand) are quoted per direction. The
 alpha-beta model prices one message of S bytes as ``alpha + S / beta``: a fixed start-up
 alpha (seconds) and the link's rate beta (byte/s).
 
@@ -10,13 +11,16 @@ for all-gather S is the gathered output, for reduce-scatter the input):
 
 - all-reduce (ring): 2(n-1) steps, each moving S/n bytes over every link:
   ``2(n-1) alpha + 2(n-1)/n * S / beta``;
-- all-reduce (tree, not pipelined): up a binary tree and back down:
+- all-reduce (binomial tree, not pipelined): recursive halving to one GPU, then recursive
+  doubling back; each of ceil(log2 n) rounds a way passes a whole buffer:
   ``2 ceil(log2 n) (alpha + S / beta)``;
 - all-gather and reduce-scatter (ring): ``(n-1) alpha + (n-1)/n * S / beta``.
 
 Bus bandwidth (NCCL-tests, doc/PERFORMANCE.md) rescales the algorithm bandwidth S / t by
-the share of the data each link must carry, so that it compares with the link's rate
-whatever n is: x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather and reduce-scatter.
+the share of the data each link carries *in a ring*: x 2(n-1)/n for all-reduce, x (n-1)/n
+for all-gather and reduce-scatter. For a ring it is the rate each link actually moved; for
+any other algorithm (tree, NVLink SHARP) it is the link rate a ring would have needed, and
+can exceed the link's own rate.
 
 Data parallelism: each step, every GPU runs its backward pass (about 4 FLOPs per
 parameter per token: twice the forward's 2) and all-reduces its gradients. Its
@@ -40,9 +44,11 @@ from .machines import Figure, Machine
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv")
 #: All-reduce algorithms.
 ALGORITHMS = ("ring", "tree")
-#: The start-up cost of one step of a collective, assumed (order of magnitude): NCCL's
-#: own tuning tables model a few microseconds a step over NVLink and PCIe.
-ALPHA = Figure(5e-6, "order of magnitude assumed by the book (a few us a step)")
+#: The start-up cost of one step of a collective in this model, assumed (an order of
+#: magnitude, deliberately pessimistic). NCCL's tuning tables instead model a one-time base
+#: latency (about 6.6 us LL to 14 us LL128) plus a per-hop cost on NVLink of about 0.6 us (LL)
+#: to 3.4 us (Simple), so NCCL's own estimates for small messages are several times lower.
+ALPHA = Figure(5e-6, "order of magnitude assumed by the book (5 us a step, in this model)")
 
 _NV = "NVIDIA {} datasheet: {} GB/s total bidirectional NVLink bandwidth per GPU"
 _PCIE = "NVIDIA {} datasheet: PCIe {} x16, {} GB/s bidirectional"
@@ -174,8 +180,10 @@ def ring_allreduce_time(nbytes: float, n: int, bandwidth: float | Link,
 
 def tree_allreduce_time(nbytes: float, n: int, bandwidth: float | Link,
                         alpha: float = ALPHA.value) -> float:
-    """All-reduce up a binary tree and back down, whole messages, not pipelined:
-    2 ceil(log2 n) (alpha + nbytes / bandwidth) (s); 0 for n = 1."""
+    """All-reduce by a binomial tree, whole messages, not pipelined: ceil(log2 n) rounds of
+    recursive halving (half the senders pass a whole buffer each round) to one GPU, then as
+    many of recursive doubling back: 2 ceil(log2 n) (alpha + nbytes / bandwidth) (s); 0 for
+    n = 1."""
     n = _check.count("n", n)
     nbytes = _check.non_negative("nbytes", nbytes)
     alpha = _check.non_negative("alpha", alpha)

@@ -166,3 +166,21 @@ def test_on_a_gpu_the_run_made_now_sits_beside_the_recorded_collectives(monkeypa
     names = [t.name for t in view.figure().data]
     assert any(n.startswith("Tesla T4") for n in names)
     assert any(n.startswith("NVIDIA H200") and "all-reduce" in n for n in names)
+
+
+def test_nccl_settings_recorded_from_the_environment():
+    """The algorithm and protocol NCCL was told to use go into the context; unset is None."""
+    assert comm.nccl_settings({}) == {"nccl_algo": None, "nccl_proto": None}
+    assert comm.nccl_settings({"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}) == {
+        "nccl_algo": "Ring", "nccl_proto": "Simple"}
+
+
+def test_largest_copy_is_the_biggest_message_not_the_fastest():
+    """The 16 MiB copy is fastest (L2) but the 1 GiB row is the DRAM one (rows made up here)."""
+    from labs import comm_display
+    rows = [{"kind": "copy", "path": "device to device", "bytes": 2 ** 24, "bandwidth": 2.5e12},
+            {"kind": "copy", "path": "device to device", "bytes": 2 ** 30, "bandwidth": 2.1e12},
+            {"kind": "copy", "path": "host to device (pinned)", "bytes": 2 ** 31,
+             "bandwidth": 5e10}]
+    assert comm_display.largest_copy({"rows": rows}, "device to device")["bytes"] == 2 ** 30
+    assert comm_display.largest_copy({"rows": rows}, "peer to peer") is None
