@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from perfmodel import hierarchy, machines, simt, softmax, waves
+from perfmodel import hierarchy, machines, simt, softmax, units, waves
 from widgets import diagrams
 from widgets.diagrams._base import count_boxes
 
@@ -427,6 +427,31 @@ def test_ring_allreduce_sums_every_chunk_in_2n_minus_2_steps(gpus):
         diagrams.ring_allreduce(gpus=7)
 
 
+def test_overlap_buckets_ends_the_step_where_the_last_bucket_is_sent():
+    """Worked by hand for 7e9 parameters, eight H200s on NVLink 4 (450 GB/s each way, the
+    model's 5 us a ring step), six buckets: the backward pass is 4 x 7e9 x T FLOPs at 989
+    TFLOP/s; the all-reduce of 14 GB is 2 x 7/8 x 14e9 / 450e9 + 14 x 5 us = 54.51 ms, a
+    sixth of it per bucket. At 2,048 tokens (backward 57.98 ms, a bucket 9.66 ms) each
+    bucket's all-reduce (9.09 ms) is done before the next bucket is ready, so the step ends
+    a bucket's all-reduce after the backward: 67.07 ms. At 256 tokens (backward 7.25 ms)
+    the link is the longer row: the buckets go back to back after the first is ready,
+    7.25 / 6 + 54.51 = 55.72 ms."""
+    view = diagrams.overlap_buckets()
+    hand = {2048: 4 * 7e9 * 2048 / 989e12 + 54.51e-3 / 6,
+            256: 4 * 7e9 * 256 / 989e12 / 6 + 54.51e-3}
+    assert hand[2048] == pytest.approx(67.07e-3, rel=1e-3)
+    assert hand[256] == pytest.approx(55.72e-3, rel=1e-3)
+    for s, data, _lay in frames(view):
+        t = s["tokens"]
+        assert count_boxes(trace(data, "backward buckets")) == 6
+        assert count_boxes(trace(data, "all-reduce buckets")) == 6
+        if t in hand:
+            assert view.times(t)["step"] == pytest.approx(hand[t], rel=1e-3)
+            assert f"step (backward and all-reduce) {units.seconds(hand[t])}" in counter(data)
+    with pytest.raises(ValueError, match="buckets"):
+        diagrams.overlap_buckets(buckets=0)
+
+
 def test_amdahl_split_draws_p_workers():
     view = diagrams.amdahl_split(0.1)
     for s, data, _lay in frames(view):
@@ -505,8 +530,8 @@ def test_chapters_place_the_diagrams():
     for name, chapter in diagrams.DIAGRAMS:
         page = next((ROOT / "chapters").glob(f"{chapter:02d}_*.md")).read_text()
         assert f"diagrams.{name}(" in page, (name, chapter)
-    per = {c: sum(1 for _, k in diagrams.DIAGRAMS if k == c) for c in range(1, 11)}
-    assert all(per[c] >= 1 for c in range(1, 6)) and all(per[c] >= 2 for c in range(6, 11))
+    per = {c: sum(1 for _, k in diagrams.DIAGRAMS if k == c) for c in range(1, 12)}
+    assert all(per[c] >= 1 for c in range(1, 6)) and all(per[c] >= 2 for c in range(6, 12))
     gallery = (ROOT / "appendix" / "gallery.md").read_text()
     assert all(f"diagrams.{name}(" in gallery for name in NAMES)
 

@@ -3,7 +3,7 @@ the widgets; perfmodel never draws). Each function takes model objects (a machin
 stride, a tile) and returns a view that shows a static figure on the site and a live one
 in Jupyter, with a caption and a screen-reader description (see _base.py)."""
 from .basics import amdahl_split, two_budgets, vector_add_bytes
-from .comm import ring_allreduce
+from .comm import overlap_buckets, ring_allreduce
 from .chips import peak_product, sm_anatomy, transistor_bets
 from .launch import branch_mask, launch_ladder
 from .flash import flash_loop, softmax_merge
@@ -17,7 +17,7 @@ DIAGRAMS = [("transistor_bets", 1), ("amdahl_split", 2), ("vector_add_bytes", 3)
             ("branch_mask", 6), ("latency_timeline", 7), ("warp_slots", 7),
             ("memory_staircase", 8), ("sectors", 8), ("tile_reuse", 8), ("peak_product", 9),
             ("waves_over_sms", 9), ("flash_loop", 10), ("softmax_merge", 10),
-            ("ring_allreduce", 11)]
+            ("ring_allreduce", 11), ("overlap_buckets", 11)]
 #: The diagrams that step one move at a time (a slider with running counters).
 STEPPED = ["branch_mask", "latency_timeline", "flash_loop", "softmax_merge", "ring_allreduce"]
 

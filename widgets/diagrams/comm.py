@@ -94,3 +94,92 @@ def ring_allreduce(gpus: int = 4, nbytes: float = 1e9) -> RingAllReduce:
     """The ring all-reduce on ``gpus`` GPUs (2 to 6) of a ``nbytes`` buffer, stepped move
     by move (chapter 11)."""
     return RingAllReduce(gpus, nbytes)
+
+
+class OverlapBuckets(Diagram):
+    """The backward pass and the gradient all-reduce of data parallelism, bucket by bucket:
+    the SMs finish bucket i's gradients at (i + 1) C / B; the link all-reduces bucket i
+    once those are ready and bucket i - 1 is sent. C, the backward's seconds, and the
+    all-reduce's seconds come from perfmodel.comm for the tokens each GPU holds."""
+    name = "overlap-buckets"
+    title = "Hiding the gradients' all-reduce behind the backward pass"
+    caption = ("Top row: the backward pass on the SMs, producing the gradients in buckets. "
+               "Bottom row: the link all-reducing each bucket once it is ready. With few "
+               "tokens a GPU the link is the longer row and the step waits for it; with many, "
+               "the backward pass is longer and only the last bucket's all-reduce shows.")
+    height = 330
+    xrange, yrange = (0, 100), (-16, 100)
+    #: Tokens per GPU the slider offers.
+    TOKENS = (256, 512, 1024, 2048, 4096, 8192)
+
+    def __init__(self, params: float = 7e9, gpus: int = 8, buckets: int = 6,
+                 link: str = "nvlink4", machine: str = "H200"):
+        from perfmodel import machines
+
+        self.params = with_value([], params, "params", 1e6, 1e13)[0]
+        self.gpus = with_value([], gpus, "gpus", 2, 1024, integer=True)[0]
+        self.buckets = with_value([], buckets, "buckets", 1, 12, integer=True)[0]
+        self.link = comm.link(link)
+        self.flops = machines.get(machine).peak_flops("bf16_tensor")
+        super().__init__(tokens=2048)
+
+    def controls(self):
+        return [Control("tokens", "tokens a GPU", list(self.TOKENS), 2048, "slider",
+                        lambda t: f"{t:,}")]
+
+    def times(self, tokens: int) -> dict:
+        """Seconds of the backward pass, of the whole all-reduce, and the bucket timeline:
+        (start, end) of each bucket's backward and all-reduce, and the step's end."""
+        c = comm.backward_flops(self.params, tokens) / self.flops
+        a = comm.ring_allreduce_time(self.params * 2.0, self.gpus, self.link)
+        nb = self.buckets
+        comp = [(i * c / nb, (i + 1) * c / nb) for i in range(nb)]
+        sent, end = [], 0.0
+        for i in range(nb):
+            start = max(comp[i][1], end)
+            end = start + a / nb
+            sent.append((start, end))
+        return {"compute": c, "comm": a, "comp": comp, "sent": sent,
+                "step": max(c, end), "sum": c + a}
+
+    def _x(self, t: float, span: float) -> float:
+        return 4 + 92 * t / span
+
+    def picture(self, s):
+        notes = [label(3, 78, "backward on the SMs", size=12, xanchor="left"),
+                 label(3, 42, f"all-reduce over {self.link.label}", size=12, xanchor="left")]
+        return [], notes
+
+    def moving(self, s):
+        tm = self.times(s["tokens"])
+        span = max(tm["sum"], 1e-12)
+        comp = [(self._x(a, span), 56, self._x(b, span) - 0.4, 72) for a, b in tm["comp"]]
+        sent = [(self._x(a, span), 20, self._x(b, span) - 0.4, 36) for a, b in tm["sent"]]
+        end = self._x(tm["step"], span)
+        exposed = tm["step"] - tm["compute"]
+        text = (f"{s['tokens']:,} tokens a GPU: backward {units.seconds(tm['compute'])}, "
+                f"all-reduce {units.seconds(tm['comm'])} in {self.buckets} buckets<br>"
+                f"step (backward and all-reduce) {units.seconds(tm['step'])}, of which "
+                f"{units.seconds(exposed)} is communication left showing; "
+                f"one after the other: {units.seconds(tm['sum'])}")
+        return [boxes_trace(comp, FILL["compute"], "backward buckets"),
+                boxes_trace(sent, FILL["hot"], "all-reduce buckets"),
+                boxes_trace([(end - 0.3, 12, end + 0.3, 80)], FILL["warm"], "step ends"),
+                text_trace(0, -8, text, "counters", size=12)]
+
+    def describe(self, s):
+        tm = self.times(s["tokens"])
+        return (f"Two rows of {self.buckets} bars on a time axis: the backward pass of a "
+                f"{self.params / 1e9:.0f}-billion-parameter model on an H200 at "
+                f"{s['tokens']:,} tokens a GPU ({units.seconds(tm['compute'])}), and the "
+                f"all-reduce of each bucket of BF16 gradients over {self.link.label} among "
+                f"{self.gpus} GPUs ({units.seconds(tm['comm'])} in all), each starting once "
+                f"its bucket is ready and the previous one is sent. A marker shows where the "
+                f"step ends, {units.seconds(tm['step'])}; a slider changes the tokens a GPU.")
+
+
+def overlap_buckets(params: float = 7e9, gpus: int = 8, buckets: int = 6,
+                    link: str = "nvlink4") -> OverlapBuckets:
+    """The backward pass and its bucketed gradient all-reduce on a time line, for ``params``
+    parameters on ``gpus`` H200s over ``link`` (chapter 11)."""
+    return OverlapBuckets(params, gpus, buckets, link)
