@@ -147,7 +147,9 @@ class OverlapBuckets(Diagram):
 
     def picture(self, s):
         notes = [label(3, 78, "backward on the SMs", size=12, xanchor="left"),
-                 label(3, 42, f"all-reduce over {self.link.label}", size=12, xanchor="left")]
+                 label(3, 42, f"all-reduce over {self.link.label}", size=12, xanchor="left"),
+                 label(96, 8, "time \u2192 (the whole width: the two rows one after the other)",
+                       size=11, xanchor="right")]
         return [], notes
 
     def moving(self, s):
@@ -164,7 +166,7 @@ class OverlapBuckets(Diagram):
                 f"one after the other: {units.seconds(tm['sum'])}")
         return [boxes_trace(comp, FILL["compute"], "backward buckets"),
                 boxes_trace(sent, FILL["hot"], "all-reduce buckets"),
-                boxes_trace([(end - 0.3, 12, end + 0.3, 80)], FILL["warm"], "step ends"),
+                boxes_trace([(end - 0.3, 16, end + 0.3, 80)], FILL["warm"], "step ends"),
                 text_trace(0, -8, text, "counters", size=12)]
 
     def describe(self, s):
