@@ -73,7 +73,7 @@ def stencil7(n: int, reuse: bool) -> ops.Op:
 
 
 #: Exercise 5's grid: STENCIL_EDGE points a side, in FP32.
-STENCIL_EDGE = 1024
+STENCIL_EDGE = 1536
 
 
 def stencil7_planes_bytes(edge: int = STENCIL_EDGE, dtype: str = "fp32") -> float:
@@ -84,10 +84,10 @@ def stencil7_planes_bytes(edge: int = STENCIL_EDGE, dtype: str = "fp32") -> floa
 
 
 register("intensity-5", CH,
-         "Bytes of on-chip storage a plane-by-plane sweep of a 1024^3 FP32 3D 7-point stencil "
-         "needs for perfect reuse (three 1024 x 1024 planes).",
+         "Bytes of on-chip storage a plane-by-plane sweep of a 1536^3 FP32 3D 7-point stencil "
+         "needs for perfect reuse (three 1536 x 1536 planes).",
          stencil7_planes_bytes, unit="bytes",
-         hint="The plane below, the current one and the plane above: 3 x 1024 x 1024 x 4 bytes.")
+         hint="The plane below, the current one and the plane above: 3 x 1536 x 1536 x 4 bytes.")
 
 register("intensity-6", CH,
          "Arithmetic intensity of an out-of-place FP64 scale y = a * x (one read, one write).",

@@ -30,8 +30,8 @@ CHAPTERS = [
     # coalescing widget and lab: the random gather's 296 GB/s
     ("chapters/08_memory.html", "memory", 2, ["296 GB/s", "8.5×"], 11),
     # roof-moves and tiles-and-waves widgets, clocks and waves labs: the T4's FP32 peak,
-    # the H200's held clock
-    ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,455 MHz", "206 in BF16"], 12),
+    # the H200's held tensor clock (1,500 MHz in the run of 2026-12-03)
+    ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,500 MHz", "206 in BF16"], 12),
     # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
     ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 14),
     # ring diagram, link-roof widget, comm lab (the model alone until a run is recorded): the
