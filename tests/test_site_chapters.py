@@ -67,6 +67,16 @@ def _controls(p, i):
     return rails, fig.locator(".updatemenu-header-group")
 
 
+def _changed(p, i, before, wait_ms: int = 3000) -> bool:
+    """Whether the i-th figure's traces differ from ``before`` within ``wait_ms`` (polled:
+    a step on a loaded machine can take longer than a fixed pause)."""
+    for _ in range(max(1, wait_ms // 250)):
+        p.page.wait_for_timeout(250)
+        if _snapshot(p, i) != before:
+            return True
+    return False
+
+
 def _move(p, i) -> bool:
     """Click the i-th figure's slider ends, then its dropdown entries, as a reader would;
     True when the traces changed."""
@@ -77,8 +87,7 @@ def _move(p, i) -> bool:
         box = rails.first.bounding_box()
         for x in (box["x"] + box["width"] - 2, box["x"] + 2):
             p.page.mouse.click(x, box["y"] + box["height"] / 2)
-            p.page.wait_for_timeout(400)
-            if _snapshot(p, i) != before:
+            if _changed(p, i, before):
                 return True
     if menus.count():
         menus.first.scroll_into_view_if_needed()
@@ -87,8 +96,7 @@ def _move(p, i) -> bool:
         items = _plots(p).nth(i).locator(".updatemenu-item-rect")
         for k in range(items.count() - 1, -1, -1):
             items.nth(k).click(force=True)
-            p.page.wait_for_timeout(400)
-            if _snapshot(p, i) != before:
+            if _changed(p, i, before):
                 return True
             menus.first.click()
             p.page.wait_for_timeout(300)
