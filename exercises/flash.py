@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import hierarchy, machines, ops, roofline, softmax
+from perfmodel import _check, hierarchy, machines, ops, roofline, softmax
 
 from .registry import register
 from .triage import attention_store_over_recompute
@@ -93,6 +93,10 @@ THREE_TILE_MAXIMA = (1.0, 3.0, 2.0)
 def first_tile_total_factor(maxima: tuple[float, ...] = THREE_TILE_MAXIMA) -> float:
     """Product of every rescaling factor the first tile's sum receives by the end of an
     online softmax over tiles with these maxima (one merge per later tile)."""
+    maxima = _check.items("maxima", maxima, minimum=1)
+    for x in maxima:
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise ValueError(f"maxima must hold finite numbers, got {_check.show(x)}")
     m, total = float(maxima[0]), 1.0
     for tile_max in maxima[1:]:
         new = max(m, float(tile_max))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import hierarchy, little, machines
+from perfmodel import _check, hierarchy, little, machines
 
 from .registry import register
 
@@ -56,6 +56,8 @@ def h200_bandwidth_share_from_warps(warps_per_sm: int = E4_WARPS_PER_SM,
     """Share (0..1) of the H200's datasheet DRAM bandwidth that ``warps_per_sm`` warps on
     every SM, each thread keeping one ``load_bytes`` load open, sustain at the measured
     337 ns latency: Little's law solved for throughput (bytes in flight / latency)."""
+    warps_per_sm = _check.count("warps_per_sm", warps_per_sm)
+    load_bytes = _check.count("load_bytes", load_bytes)
     h200 = machines.get("H200")
     in_flight = h200.sms * warps_per_sm * 32 * load_bytes
     return min(1.0, in_flight / H200_DRAM_NS / h200.bandwidth("dram"))

@@ -48,6 +48,8 @@ def a100_held_clock_from_rate(sustained: float = A100_SUSTAINED_FLOPS,
     a100 = machines.get("A100")
     rate = _check.positive("sustained", sustained)
     share = _check.fraction("share", share)
+    if share == 0:
+        raise ValueError("share must be in (0, 1]: no clock reaches none of its peak")
     return rate / share / a100.peak_flops("fp16_tensor") * a100.clock_hz
 
 

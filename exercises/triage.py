@@ -61,7 +61,7 @@ def thirty_ops_unfused_time() -> float:
 def row_sums(shape: tuple[int, ...] = ROW_SUM_SHAPE, dtype: str = "bf16") -> ops.Op:
     """Exercise 5's operation: x of ``shape`` in ``dtype`` summed along its last axis into
     FP32 totals, read once (one add per element) and one 4-byte total written per row."""
-    shape = tuple(_check.count("shape", d) for d in shape)
+    shape = tuple(_check.count("shape", d) for d in _check.items("shape", shape, minimum=1))
     n, rows = math.prod(shape), math.prod(shape[:-1])
     return ops.Op("row sums", float(n), n * ops.dtype_bytes(dtype) + 4.0 * rows, dtype, n)
 

@@ -22,6 +22,8 @@ import math
 import re
 from typing import Any
 
+from perfmodel._check import show
+
 #: Kept off screen but read by screen readers (inline: a notebook page has no book.css).
 OFF_SCREEN = ("position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
               "clip:rect(0,0,0,0);white-space:nowrap;border:0")
@@ -41,6 +43,20 @@ def plain(text: Any) -> str:
     text = re.sub(r"<br\s*/?>", ", ", text, flags=re.I)
     text = _html.unescape(re.sub(r"<[^>]+>", "", text))
     return re.sub(r"\s+", " ", text).strip(" ,")
+
+
+def _mapping(name: str, value: Any) -> dict:
+    """value, if it is a dict (a plotly figure, layout or trace as JSON); else TypeError."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be a dict (plotly JSON), got {show(value)}")
+    return value
+
+
+def _text(name: str, value: Any, *, optional: bool = False) -> str | None:
+    """value, if it is a str (or None where optional); else TypeError naming it."""
+    if (value is None and optional) or isinstance(value, str):
+        return value
+    raise TypeError(f"{name} must be {'None or ' if optional else ''}text, got {show(value)}")
 
 
 def _title(obj: Any) -> str:
@@ -66,6 +82,7 @@ def number(value: Any) -> str:
 
 def axis_titles(layout: dict) -> tuple[str, str]:
     """(x title, y title) of the figure's first axes ("" where there is none)."""
+    _mapping("layout", layout)
     return (_title((layout.get("xaxis") or {}).get("title")),
             _title((layout.get("yaxis") or {}).get("title")))
 
@@ -79,6 +96,7 @@ def _shown(trace: dict) -> bool:
 
 def figure_name(spec: dict) -> str:
     """The figure's accessible name: its title, else what its axes show, else "Figure"."""
+    _mapping("spec", spec)
     layout = spec.get("layout") or {}
     name = _title(layout.get("title"))
     if name:
@@ -104,6 +122,7 @@ def _controls(layout: dict) -> list[str]:
 
 def figure_description(spec: dict) -> str:
     """A short description of what the figure shows, from its traces and layout."""
+    _mapping("spec", spec)
     data, layout = spec.get("data") or [], spec.get("layout") or {}
     shown = [t for t in data if _shown(t)]
     kinds = sorted({KINDS.get(t.get("type", "scatter"), t.get("type", "plot")) for t in shown})
@@ -161,6 +180,7 @@ def data_table(spec: dict) -> str:
     """The <details> "Data table" of a figure: one table per trace that carries data
     (at most MAX_ROWS evenly spaced rows each, and the caption says so); "" where no trace
     does (a diagram, whose description says what it shows)."""
+    _mapping("spec", spec)
     data, layout = spec.get("data") or [], spec.get("layout") or {}
     x_title, y_title = axis_titles(layout)
     tables = []
@@ -192,6 +212,11 @@ def wrap(fid: str, inner: str, spec: dict, name: str | None = None,
          description: str | None = None) -> str:
     """The figure's markup ``inner`` (plot div and JSON) inside its text alternatives:
     name, description, live region and data table (see the module docstring)."""
+    _text("fid", fid)
+    _text("inner", inner)
+    _mapping("spec", spec)
+    _text("name", name, optional=True)
+    _text("description", description, optional=True)
     name = plain(name) or figure_name(spec)
     description = plain(description) or figure_description(spec)
     fid = _html.escape(fid)
@@ -212,6 +237,13 @@ def step_words(label: str, value_text: str, traces: list[dict], moved: list[int]
     """The result of a slider step in words, from the traces the model computed for it:
     'tile T: 64: matmul 4096, tiled at 16 and 9.7 T; ...'. ``moved``: the indices of the
     traces the step moves."""
+    _mapping("layout", layout)
+    if not isinstance(traces, list) or not all(isinstance(t, dict) for t in traces):
+        raise TypeError(f"traces must be a list of plotly traces (dicts), got {show(traces)}")
+    if not isinstance(moved, list) or not all(
+            isinstance(j, int) and not isinstance(j, bool) and 0 <= j < len(traces) for j in moved):
+        raise ValueError(f"moved must list indices into traces (0 to {len(traces) - 1}), "
+                         f"got {show(moved)}")
     x_title, y_title = axis_titles(layout)
     said = []
     for j in moved:
@@ -250,7 +282,12 @@ def word_table(words: dict[str, list[list[str]]]) -> dict:
     is stored once: {"parts": [...], "steps": {choice: [[[part index, ...] per step] per
     slider]}}; joining a step's parts with single spaces gives its words back exactly."""
     if not isinstance(words, dict):
-        raise TypeError(f"words must map a choice of the dropdowns to words, got {words!r}"[:200])
+        raise TypeError(f"words must map a choice of the dropdowns to words, got {show(words)}")
+    for choice, sliders in words.items():
+        if not (isinstance(choice, str) and isinstance(sliders, list) and all(
+                isinstance(sl, list) and all(isinstance(w, str) for w in sl) for sl in sliders)):
+            raise TypeError(f"words must map each choice (text) to a list of sliders' lists of "
+                            f"words, got {show(choice)}: {show(sliders)}")
     parts: dict[str, int] = {}
     steps = {}
     for choice, sliders in words.items():
@@ -259,6 +296,20 @@ def word_table(words: dict[str, list[list[str]]]) -> dict:
     return {"parts": list(parts), "steps": steps}
 
 
+def _index(name: str, value: Any, size: int) -> int:
+    """value, if it is an index into a list of ``size``; else ValueError naming it."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
+        raise ValueError(f"{name} must be an index from 0 to {size - 1}, got {show(value)}")
+    return value
+
+
 def words_of(table: dict, choice: str, slider: int, step: int) -> str:
     """A step's words back from a :func:`word_table` (what book-figure-keys.js does)."""
-    return " ".join(table["parts"][i] for i in table["steps"][choice][slider][step])
+    _mapping("table", table)
+    if set(table) != {"parts", "steps"}:
+        raise ValueError(f"table must be what word_table returns (parts and steps), got {show(table)}")
+    if not isinstance(choice, str) or choice not in table["steps"]:
+        raise ValueError(f"choice {show(choice)} is not one of the table's {list(table['steps'])}")
+    sliders = table["steps"][choice]
+    steps = sliders[_index("slider", slider, len(sliders))]
+    return " ".join(table["parts"][i] for i in steps[_index("step", step, len(steps))])
