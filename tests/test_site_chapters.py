@@ -83,9 +83,13 @@ def _move(p, i) -> bool:
     before = _snapshot(p, i)
     rails, menus = _controls(p, i)
     if rails.count():
-        rails.first.scroll_into_view_if_needed()
-        box = rails.first.bounding_box()
-        for x in (box["x"] + box["width"] - 2, box["x"] + 2):
+        # The box is read again before each click: a figure drawn above it late (on a
+        # loaded machine) shifts the page, and a click on a stale box lands beside the rail.
+        for end in ("right", "left") * 2:
+            rails.first.scroll_into_view_if_needed()
+            p.page.wait_for_timeout(100)
+            box = rails.first.bounding_box()
+            x = box["x"] + box["width"] - 2 if end == "right" else box["x"] + 2
             p.page.mouse.click(x, box["y"] + box["height"] / 2)
             if _changed(p, i, before):
                 return True
