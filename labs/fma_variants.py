@@ -4,7 +4,7 @@ The shipped kernel (``wide``, :func:`labs.kernels.kernels` ``.fma_peak``) runs 1
 independent chains, each a fully unrolled block of 64 FMAs per loop turn: 1,024 FFMAs a
 turn; on the H200 it held 0.974 of SMs x 128 x 2 x clock (median of three holds,
 2026-12-03). The kernel it replaced, ``chains8`` (8 chains x UNROLL = 32 FMAs, 256 FFMAs a
-turn), held 0.93-0.955, and ncu had its FMA pipe 95.9% busy (labs/NOTES.md). An SM
+turn), held 0.93-0.955, and ncu had its FMA pipe 95.9% busy (``wide``: 98.9%, labs/NOTES.md). An SM
 sub-partition issues one warp
 instruction a cycle and has 32 FP32 lanes, so every instruction that is not an FFMA (the
 loop's counter, compare and branch, 64-bit in numba's ``range``) costs a lane-cycle; what
