@@ -6,6 +6,8 @@ Machines, sizes and GPU counts differ from the ones the chapter works.
 """
 from __future__ import annotations
 
+import math
+
 from perfmodel import comm, machines
 
 from .registry import register
@@ -18,15 +20,20 @@ BF16, FP32 = 2, 4
 A100_GPUS, A100_BYTES = 8, 2 * GIB
 # comm-2: an NCCL-tests line: 16 GPUs all-gather 512 MiB in 3.2 ms.
 AG_GPUS, AG_BYTES, AG_SECONDS = 16, 512 * MIB, 3.2e-3
+# comm-3: 64 H200s in eight servers of eight (NVLink 4 inside, one NDR port a GPU): a
+# hierarchical all-reduce of 1 GiB.
+HIER_SERVERS, HIER_PER_SERVER, HIER_BYTES = 8, 8, GIB
 # comm-5: 64 GPUs, one NDR InfiniBand port each.
 IB_GPUS = 64
 # comm-6: four H200 PCIe cards (no NVLink bridge), a 1.3e9-parameter model, BF16
 # gradients, 2,048 tokens a GPU, at the dense BF16 peak.
 PCIE_GPUS, PCIE_PARAMS, PCIE_TOKENS = 4, 1.3e9, 2048
-# comm-7: a 64 MiB pinned copy to a T4 over its PCIe 3 x16 link.
-T4_COPY = 64 * MIB
+# comm-7: eight B200s linked only by PCIe 5 x16, 4,096-token micro-batches.
+ACCUM_GPUS, ACCUM_MICRO_TOKENS = 8, 4096
 # comm-8: the blog's all-reduce: 256 MiB on four H200s.
 BLOG_GPUS, BLOG_BYTES = 4, 256 * MIB
+# comm-9: an NCCL-tests all-reduce line from eight H200s: 16 GiB in 62.0 ms, by NVLink SHARP.
+NVLS_GPUS, NVLS_BYTES, NVLS_SECONDS = 8, 16 * GIB, 62.0e-3
 # comm-10: eight GPUs, 6,144 tokens each, FP32 gradients.
 CI_GPUS, CI_TOKENS = 8, 6144
 
@@ -39,9 +46,17 @@ def all_gather_busbw() -> float:
     return comm.bus_bandwidth("all_gather", AG_BYTES, AG_SECONDS, AG_GPUS)
 
 
-def t4_half_bandwidth_size() -> float:
-    """alpha x beta: the message that reaches half the link's rate."""
-    return comm.ALPHA.value * comm.link_of("T4", "host").bandwidth
+def hierarchical_all_reduce() -> float:
+    """Seconds of a two-level all-reduce of HIER_BYTES on HIER_SERVERS servers of
+    HIER_PER_SERVER GPUs: a ring reduce-scatter inside each server over NVLink (each GPU
+    ends with its eighth, summed over the server), a ring all-reduce of that eighth among
+    the GPUs of the same rank in every server, each over its own InfiniBand port, then a
+    ring all-gather inside each server. The eight cross-server rings run at once."""
+    nvlink, ib = comm.link_of("H200"), comm.link_of("H200", "network")
+    inside = comm.collective_time("reduce_scatter", HIER_BYTES, HIER_PER_SERVER, nvlink)
+    across = comm.ring_allreduce_time(HIER_BYTES / HIER_PER_SERVER, HIER_SERVERS, ib)
+    return inside + across + comm.collective_time("all_gather", HIER_BYTES, HIER_PER_SERVER,
+                                                  nvlink)
 
 
 def b200_ridge_tokens() -> float:
@@ -60,18 +75,29 @@ def pcie_step_overlapped() -> float:
     return comm.step_time(backward, reduce, overlap=True)
 
 
-def t4_copy_time() -> float:
-    return comm.message_time(T4_COPY, comm.link_of("T4", "host"))
+def b200_pcie_micro_batches() -> int:
+    """Micro-batches of ACCUM_MICRO_TOKENS tokens a GPU must accumulate per all-reduce for
+    eight B200s on PCIe 5 alone to reach the ridge: ceil(T* / micro-batch)."""
+    b200 = machines.get("B200")
+    tokens = comm.dp_ridge_tokens(b200.peak_flops("bf16_tensor"), comm.link("pcie5"),
+                                  ACCUM_GPUS, BF16)
+    return math.ceil(tokens / ACCUM_MICRO_TOKENS)
 
 
 def blog_all_reduce() -> float:
     return comm.ring_allreduce_time(BLOG_BYTES, BLOG_GPUS, comm.link_of("H200"))
 
 
-def ib_ridge_tokens() -> float:
-    h200 = machines.get("H200")
-    return comm.dp_ridge_tokens(h200.peak_flops("bf16_tensor"), comm.link_of(h200, "network"),
-                                IB_GPUS, BF16)
+def nvls_bus_bandwidth() -> float:
+    """The bus bandwidth NCCL-tests prints for the comm-9 line (byte/s)."""
+    return comm.bus_bandwidth("all_reduce", NVLS_BYTES, NVLS_SECONDS, NVLS_GPUS)
+
+
+def nvls_link_share() -> float:
+    """Share of NVLink 4's per-direction rate each GPU's link carried in the comm-9 run, if
+    the switch did the adding (NVLink SHARP): each GPU sends its buffer once and receives
+    the sum once, so its link moved the buffer each way in the time."""
+    return NVLS_BYTES / NVLS_SECONDS / comm.link_of("H200").bandwidth
 
 
 def fp32_intensity() -> float:
@@ -89,10 +115,13 @@ register("comm-2", CHAPTER,
          all_gather_busbw, unit="B/s",
          hint="algbw = size / time; for all-gather busbw = algbw x (n-1)/n.")
 register("comm-3", CHAPTER,
-         "The message size at which a T4's PCIe 3 x16 host link (16 GB/s each way, alpha "
-         "5 us) reaches half its rate, in bytes.",
-         t4_half_bandwidth_size, unit="bytes",
-         hint="S / (alpha + S / beta) = beta / 2.")
+         "Hierarchical all-reduce of 1 GiB on 64 H200s in eight servers (NVLink 4 at 450 GB/s "
+         "each way inside, one NDR port of 50 GB/s each way a GPU, alpha 5 us a step): "
+         "reduce-scatter inside, ring all-reduce of each eighth across servers, all-gather "
+         "inside, in seconds.",
+         hierarchical_all_reduce, unit="s",
+         hint="Inside: (n-1) alpha + (n-1)/n S / beta, twice; across: a ring all-reduce of "
+              "S/8 on 8 servers.")
 register("comm-4", CHAPTER,
          "Tokens per GPU above which 8 B200s (2.25 PFLOP/s dense BF16, NVLink 5 at 900 GB/s "
          "each way) hide their BF16 gradients' ring all-reduce behind the backward pass.",
@@ -110,21 +139,22 @@ register("comm-6", CHAPTER,
          pcie_step_overlapped, unit="s",
          hint="Backward 4 P T / F; all-reduce 2(n-1) alpha + 2(n-1)/n 2P / beta; take the max.")
 register("comm-7", CHAPTER,
-         "Before running the lab on a T4: the model's time for a 64 MiB pinned host-to-device "
-         "copy over PCIe 3 x16 (16 GB/s, alpha 5 us), in seconds.",
-         t4_copy_time, unit="s",
-         hint="alpha + S / beta, with S = 64 x 2^20 bytes.")
+         "Eight B200s (2.25 PFLOP/s dense BF16) linked only by PCIe 5 x16 (64 GB/s each way), "
+         "BF16 gradients, 4,096-token micro-batches: how many micro-batches a GPU accumulates "
+         "per all-reduce so that it can hide behind the backward passes.",
+         b200_pcie_micro_batches, unit="micro-batches", rel_tol=0.01, close_tol=0.1,
+         hint="T* = F (n-1) b / (2 n beta), then round T* / 4096 up.")
 register("comm-8", CHAPTER,
          "The blog's all-reduce redone: 256 MiB on 4 H200s over NVLink 4 at its per-direction "
          "rate, alpha 5 us a step, in seconds.",
          blog_all_reduce, unit="s",
          hint="450 GB/s each way, not 900; 2(n-1) = 6 steps.")
 register("comm-9", CHAPTER,
-         "Tokens per GPU above which 64 H200s, each in its own server with one NDR port "
-         "(50 GB/s each way) in one flat ring, hide their BF16 gradients behind the backward "
-         "pass at 989 TFLOP/s.",
-         ib_ridge_tokens, unit="tokens",
-         hint="T* = F (n-1) b / (2 n beta), n = 64.")
+         "NCCL-tests reports an all-reduce of 16 GiB on eight H200s in 62.0 ms, by NVLink "
+         "SHARP (the switch adds; each GPU sends its buffer once and receives the sum once): "
+         "the share of NVLink 4's 450 GB/s each way that each GPU's link actually carried.",
+         nvls_link_share, unit="fraction",
+         hint="Each way the link moved the whole buffer in the time: S / t over 450 GB/s.")
 register("comm-10", CHAPTER,
          "Communication intensity of data parallelism on 8 GPUs, 6,144 tokens each, FP32 "
          "gradients, in FLOP/byte.",

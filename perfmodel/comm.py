@@ -52,7 +52,7 @@ ALPHA = Figure(5e-6, "order of magnitude assumed by the book (5 us a step, in th
 
 _NV = "NVIDIA {} datasheet: {} GB/s total bidirectional NVLink bandwidth per GPU"
 _PCIE = "NVIDIA {} datasheet: PCIe {} x16, {} GB/s bidirectional"
-_IB = "NVIDIA {} adapter datasheet: InfiniBand {} at {} Gb/s per port, each way"
+_IB = "NVIDIA {} adapter user manual: InfiniBand {} at {} Gb/s per port, each way"
 
 
 @dataclass(frozen=True)

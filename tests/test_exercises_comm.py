@@ -14,8 +14,11 @@ EXPECTED = {
     "comm-1": 14 * A + 1.75 * 2 * GIB / 300e9,
     # algbw = 536,870,912 B / 3.2 ms = 167.77 GB/s; x 15/16 = 157.29 GB/s.
     "comm-2": 536_870_912 / 3.2e-3 * 15 / 16,
-    # T4 datasheet: PCIe Gen3 x16, 32 GB/s both ways -> 16 GB/s; 5 us x 16 GB/s = 80 kB.
-    "comm-3": 5e-6 * 16e9,
+    # Inside each server (n = 8, NVLink 4 at 450 GB/s each way), reduce-scatter then
+    # all-gather of 1 GiB: 7 steps and 7/8 of the buffer each, 2 x (35 us + 2.0879 ms);
+    # across the eight servers, a ring all-reduce of each GPU's eighth (128 MiB) over its
+    # 50 GB/s port: 14 steps + 1.75 x 134,217,728 B / 50e9 = 4.7676 ms. Total 9.013 ms.
+    "comm-3": 2 * (7 * A + 7 / 8 * GIB / 450e9) + 14 * A + 1.75 * (GIB / 8) / 50e9,
     # 2.25e15 x 7 x 2 / (2 x 8 x 900e9) = 3.15e16 / 1.44e13 = 2187.5.
     "comm-4": 2.25e15 * 7 * 2 / (2 * 8 * 900e9),
     # d = 6: 12 (a + S/b) = 126 a + (126/64) S/b  ->  S = 114 a b / (12 - 1.96875).
@@ -23,12 +26,13 @@ EXPECTED = {
     # backward 4 x 1.3e9 x 2048 / 989e12 = 10.8 ms; all-reduce 6 x 5 us + 1.5 x 2.6e9 B / 64e9
     # = 60.97 ms: the all-reduce is the step.
     "comm-6": max(4 * 1.3e9 * 2048 / H200_BF16, 6 * A + 1.5 * 2.6e9 / 64e9),
-    # 5 us + 67,108,864 B / 16e9 B/s = 4.19 ms.
-    "comm-7": 5e-6 + 67_108_864 / 16e9,
+    # T* = 2.25e15 x 7 x 2 / (2 x 8 x 64e9) = 30,762 tokens; / 4,096 = 7.51 -> 8.
+    "comm-7": 8,
     # 6 steps; 1.5 x 268,435,456 B / 450e9.
     "comm-8": 6 * A + 1.5 * 268_435_456 / 450e9,
-    # 989e12 x 63 x 2 / (2 x 64 x 50e9).
-    "comm-9": 989e12 * 63 * 2 / (2 * 64 * 50e9),
+    # Each way the link moved 17,179,869,184 B in 62.0 ms = 277.10 GB/s, / 450 GB/s = 0.6158
+    # (NCCL-tests would print a bus bandwidth of 277.10 x 1.75 = 484.9 GB/s).
+    "comm-9": 17_179_869_184 / 62.0e-3 / 450e9,
     # 4 T / (2 x 7/8 x 4) = 4 x 6144 / 7.
     "comm-10": 4 * 6144 / 7,
 }
@@ -36,17 +40,19 @@ EXPECTED = {
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("comm-1", 12.6e-3),
     ("comm-2", 157e9),
-    ("comm-3", 80e3),
+    ("comm-3", 9.0e-3),
     ("comm-4", 2190),
-    ("comm-7", 4.2e-3),
+    ("comm-7", 8),
     ("comm-8", 0.92e-3),
-    ("comm-9", 19_500),
+    ("comm-9", 0.62),
 ]
 OFF = [  # wrong answers: not yet
     ("comm-2", 314.6e9),        # the all-reduce factor 2(n-1)/n
     ("comm-8", 0.477e-3),       # the bidirectional 900 GB/s
     ("comm-6", 71.8e-3),        # the sum: no overlap
-    ("comm-3", 160e3),          # the bidirectional 32 GB/s
+    ("comm-3", 42.9e-3),        # one flat ring of 64 over InfiniBand
+    ("comm-7", 7),              # T* / 4096 rounded down: the all-reduce still shows
+    ("comm-9", 1.078),          # the bus bandwidth over the link: a ring's traffic
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

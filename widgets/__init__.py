@@ -8,6 +8,7 @@ Jupyter or Colab shows the live widget while the book shows the static figure
 from . import static
 from .amdahl_gustafson import amdahl_gustafson
 from .coalescing import coalescing
+from .comm_roofline import comm_roofline
 from .divergence import divergence
 from .fusion_triage import fusion_chain, triage_questions
 from .intensity_calculator import intensity_calculator
@@ -20,9 +21,9 @@ from .roof_moves import roof_moves
 from .roofline_explorer import roofline_explorer
 from .tiles_and_waves import tiles_and_waves
 
-#: The thirteen widgets, in the order of the gallery.
+#: The fourteen widgets, in the order of the gallery.
 WIDGETS = ["roofline_explorer", "operation_timer", "intensity_calculator", "amdahl_gustafson",
            "littles_law", "divergence", "coalescing", "tiles_and_waves", "online_softmax",
-           "roof_moves", "fusion_chain", "triage_questions", "link_roof"]
+           "roof_moves", "fusion_chain", "triage_questions", "link_roof", "comm_roofline"]
 
 __all__ = ["static", "machines_roofline", *WIDGETS]
