@@ -7,11 +7,18 @@ the same for all 32 lanes, so it costs one jump, and each side's multiply-adds c
 their path's constants in the instruction itself (an FFMA with one register and one
 immediate operand). Picking a and b into registers with a select instead makes every
 FFMA read three registers, and warps that take turns every cycle get little from the
-register-reuse cache: on the H200 that version reached 61% of the bound and this one,
-one element a turn, 84% (register-bank conflicts are the likely difference). A thread takes its elements two at a time (four independent
-chains, half the loop's own instructions per multiply-add), and while it runs their
-512 multiply-adds the loads of its next two are already in flight, so no warp waits for
-DRAM after its first."""
+register-reuse cache: on the H200 that version reached 61% of the bound. A thread takes
+its elements two at a time (four independent chains), and while it runs their 512
+multiply-adds the loads of its next two are already in flight, so no warp waits for
+DRAM after its first.
+
+Every index is unsigned (uint64). With a signed index numba adds Python's wraparound to
+each load and store (a negative index counts from the end: a sign shift, two masks and
+a 64-bit add); an unsigned one cannot be negative, so the loop's own instructions fell
+from about 71 to 44 per 512 FFMAs (sm_90 SASS). On the H200 (2026-12-04,
+labs/results/H200/regroup_variants.json, three runs each on the same inputs) the signed
+version reached 0.804 of the bound and this one 0.869; taking four elements a turn, 0.84
+(twice the code a path, for two paths that alternate between warps)."""
 import numpy as np
 from numba import cuda
 
@@ -40,10 +47,10 @@ def both_chains(u, a, b):
 
 @cuda.jit(fastmath=True)
 def paths(x, out):
-    n, stride = x.size, cuda.gridsize(1)
-    e = element(cuda.grid(1), n)
+    n, stride = np.uint64(x.size), np.uint64(cuda.gridsize(1))
+    e = np.uint64(element(cuda.grid(1), x.size))
     f = e + stride                        # a thread's elements come in pairs (e, f)
-    even = e % 2 == 0                     # the same for every lane of the warp
+    even = e % np.uint64(2) == np.uint64(0)   # the same for every lane of the warp
     zero = np.float32(0.0)
     u = x[e] if e < n else zero
     v = x[f] if f < n else zero
