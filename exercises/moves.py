@@ -60,8 +60,8 @@ def t4_fma_power_for_full_clock() -> float:
 
 #: moves-5: the recorded H200 clocks lab (labs/results/H200/clocks.json), as (FLOP/s, W):
 #: the FP16 tensor cores' hold and the FMA loop's on the FP32 lanes.
-H200_TENSOR_HOLD = (637.129e12, 690.741)
-H200_FMA_HOLD = (62.728e12, 289.407)
+H200_TENSOR_HOLD = (643.567e12, 688.642)
+H200_FMA_HOLD = (64.298e12, 298.427)
 
 
 def joules_per_flop(flops: float, watts: float) -> float:

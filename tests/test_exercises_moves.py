@@ -16,7 +16,7 @@ EXPECTED = {
     "moves-4": 10 + (67 - 10) / 1365e6 * 1590e6,
     # H200 FP8: 1979 TFLOP/s x 1455/1980.
     # the recorded H200 holds: 289.407 W at 62.728 TFLOP/s against 690.741 W at 637.129 TFLOP/s
-    "moves-5": (289.407 / 62.728e12) / (690.741 / 637.129e12),
+    "moves-5": (298.427 / 64.298e12) / (688.642 / 643.567e12),
     # 50 ms / (2 x 2048^3 / 41 TFLOP/s).
     "moves-6": 50e-3 / (2 * 2048 ** 3 / 41e12),
     # 8192^2 weights x (0.5 + 1/16) bytes at 8 TB/s.
