@@ -35,6 +35,176 @@
     var steps = table.steps[choice], parts = steps && steps[s] && steps[s][k];
     return parts ? parts.map(function (i) { return table.parts[i]; }).join(" ") : "";
   }
+  // --- The data table follows the figure -------------------------------------------
+  // widgets/a11y.py writes each figure's "Data table" (<details>) at the settings it opens
+  // with; after a step or a menu choice the same tables are written again here from the
+  // figure's present traces, by the same rules (a port of a11y.data_table and
+  // a11y.number: 4 significant digits, half to even, an SI prefix beyond a million or
+  // below a thousandth). While the table is closed it is only marked stale, and written
+  // when opened, so a step pays nothing for it.
+  var MAX_ROWS = 24;
+  var PREFIXES = [[1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"]];
+  var unescaper = document.createElement("textarea");
+  // Plain text as a11y.plain makes it: <br> a comma, tags dropped, entities read, spaces
+  // collapsed, spaces and commas trimmed.
+  function plainText(text) {
+    if (text == null) return "";
+    unescaper.innerHTML = String(text).replace(/<br\s*\/?>/gi, ", ").replace(/<[^>]+>/g, "");
+    return unescaper.value.replace(/\s+/g, " ").replace(/^[ ,]+|[ ,]+$/g, "");
+  }
+  // |x| rounded half to even at d decimals (d < 0: to tens, hundreds...), as Python's
+  // round() does on the double's exact value; its decimal digits (no sign, no grouping).
+  function roundDigits(x, d) {
+    var exact = Math.abs(x).toFixed(100).split(".");
+    var digits = (exact[0] + exact[1]).split("").map(Number), point = exact[0].length;
+    var keep = point + d;                        // digits kept, counted from the left
+    if (keep < 0) return d > 0 ? "0." + "0".repeat(d) : "0";
+    var rest = digits.slice(keep), kept = digits.slice(0, keep);
+    var up = rest.length && (rest[0] > 5 || (rest[0] === 5 &&
+             (rest.slice(1).some(function (v) { return v > 0; }) || (kept.length && kept[kept.length - 1] % 2 === 1))));
+    if (up) {
+      var i = kept.length - 1;
+      while (i >= 0 && kept[i] === 9) { kept[i] = 0; i--; }
+      if (i >= 0) kept[i] += 1; else { kept.unshift(1); point += 1; keep += 1; }
+    }
+    while (kept.length < point) kept.push(0);    // d < 0: the dropped places are zeros
+    var whole = kept.slice(0, point).join("").replace(/^0+(?=\d)/, "");
+    return d > 0 ? whole + "." + kept.slice(point).join("") : whole;
+  }
+  function trimZeros(text) {
+    return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, "");
+  }
+  // units.number(x, 4): 4 significant digits, thousands separators, zeros trimmed.
+  function plainNumber(x) {
+    if (x === 0) return "0";
+    var d = 3 - Math.floor(Math.log10(Math.abs(x)));
+    var text = roundDigits(x, d).split(".");
+    text[0] = text[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    var out = trimZeros(text.join("."));
+    return (x < 0 && out !== "0" ? "-" : "") + out;
+  }
+  // units.si(x, "", 4): x over its prefix's scale to 4 significant digits ("%.4g").
+  function siNumber(x) {
+    if (!isFinite(x)) return "\u221e";
+    var table = Math.abs(x) >= 1 ? PREFIXES : SMALL, row = table[table.length - 1];
+    for (var i = 0; i < table.length; i++) {
+      if (Math.abs(x) >= table[i][0] * 0.9995) { row = table[i]; break; }
+    }
+    var r = x / row[0], e = Math.floor(Math.log10(Math.abs(r)));
+    var rounded = parseFloat(roundDigits(r, 3 - e));
+    if (rounded >= Math.pow(10, e + 1)) e += 1;   // rounding carried into the next power
+    var out;
+    if (e < -4 || e >= 4) {                       // "%.4g" writes these with an exponent
+      out = trimZeros(roundDigits(Math.abs(r) / Math.pow(10, e), 3)) + "e" + (e < 0 ? "-" : "+") +
+            (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+    } else {
+      out = trimZeros(roundDigits(r, Math.max(3 - e, 0)));
+    }
+    return ((r < 0 ? "-" : "") + out + " " + row[1]).trim();
+  }
+  function cellNumber(v) {
+    if (v == null || (typeof v === "number" && isNaN(v))) return "none";
+    if (typeof v !== "number") return plainText(v);
+    if (v === 0 || (Math.abs(v) >= 1e-3 && Math.abs(v) < 1e6)) return plainNumber(v);
+    return siNumber(v);
+  }
+  function list(v) {
+    return v != null && typeof v === "object" && typeof v.length === "number" && typeof v !== "string"
+      ? Array.prototype.slice.call(v) : null;
+  }
+  function titleOf(obj) { return plainText(obj && typeof obj === "object" ? obj.text : obj); }
+  function shown(t) {
+    return !(t.hoverinfo === "skip" && t.showlegend === false) && t.visible !== false;
+  }
+  // (header, rows) of one trace, as a11y._columns makes them.
+  function columns(t, xTitle, yTitle) {
+    var kind = t.type || "scatter", i;
+    if (kind === "table") {
+      var head = (list((t.header || {}).values) || []).map(plainText);
+      var cols = (list((t.cells || {}).values) || []).map(function (c) { return list(c) || []; });
+      var n = cols.length ? Math.min.apply(null, cols.map(function (c) { return c.length; })) : 0, rows = [];
+      for (i = 0; i < n; i++) rows.push(cols.map(function (c) { return cellNumber(c[i]); }));
+      return [head, rows];
+    }
+    var z = list(t.z);
+    if (z) {
+      z = z.map(function (r) { return list(r) || r; });
+      var width = Math.max.apply(null, [0].concat(z.map(function (r) { return Array.isArray(r) ? r.length : 0; })));
+      var zx = list(t.x), zy = list(t.y);
+      if (!zx || zx.length !== width) zx = Array.from({length: width}, function (_, k) { return k; });
+      if (!zy || zy.length !== z.length) zy = Array.from({length: z.length}, function (_, k) { return k; });
+      var zhead = [yTitle || "y"].concat(zx.map(function (v) { return (xTitle || "x") + " " + cellNumber(v); }));
+      return [zhead, zy.map(function (yv, k) {
+        return [cellNumber(yv)].concat((Array.isArray(z[k]) ? z[k] : []).map(cellNumber));
+      })];
+    }
+    var xs = list(t.x) || [], ys = list(t.y) || [], texts = Array.isArray(t.text) ? t.text : null;
+    var heads = [xTitle || "x", yTitle || "y"].concat(texts ? ["label"] : []), out = [];
+    for (i = 0; i < Math.max(xs.length, ys.length); i++) {
+      var xv = i < xs.length ? xs[i] : undefined, yv2 = i < ys.length ? ys[i] : undefined;
+      if (xv === null && yv2 === null) continue;   // a line's gap
+      var row = [cellNumber(xv), cellNumber(yv2)];
+      if (texts) row.push(i < texts.length ? plainText(texts[i]) : "");
+      out.push(row);
+    }
+    return [heads, out];
+  }
+  function cell(tag, text, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    el.textContent = text;
+    return el;
+  }
+  function writeTables(holder, gd) {
+    var details = holder.querySelector(".book-figure-data");
+    if (!details) return;
+    var lay = gd.layout || {};
+    var xTitle = titleOf((lay.xaxis || {}).title), yTitle = titleOf((lay.yaxis || {}).title);
+    details.querySelectorAll("table").forEach(function (t) { t.remove(); });
+    (gd.data || []).forEach(function (t, k) {
+      if (!shown(t)) return;
+      var made = columns(t, xTitle, yTitle), head = made[0], rows = made[1];
+      if (!rows.length) return;
+      var cap = plainText(t.name) || "trace " + (k + 1);
+      if (rows.length > MAX_ROWS) {
+        var every = Math.ceil(rows.length / MAX_ROWS), n = rows.length;
+        if (every > 1) cap += " (every " + every + "th of " + n + " points)";
+        rows = rows.filter(function (_, j) { return j % every === 0; });
+      }
+      var table = document.createElement("table"), thead = document.createElement("thead");
+      var tbody = document.createElement("tbody"), tr = document.createElement("tr");
+      table.className = "table";
+      table.appendChild(cell("caption", cap));
+      head.forEach(function (h) { tr.appendChild(cell("th", h, {scope: "col"})); });
+      thead.appendChild(tr);
+      rows.forEach(function (r) {
+        var row = document.createElement("tr");
+        r.forEach(function (c) { row.appendChild(cell("td", c)); });
+        tbody.appendChild(row);
+      });
+      table.appendChild(thead);
+      table.appendChild(tbody);
+      details.appendChild(table);
+    });
+    holder._bookTableStale = false;
+  }
+  function followTables(holder, gd) {
+    var details = holder.querySelector(".book-figure-data");
+    if (!details) return;
+    function stale() {
+      holder._bookTableStale = true;
+      if (details.open) writeTables(holder, gd);
+    }
+    gd.on("book_slider_step", stale);
+    gd.on("plotly_restyle", stale);
+    gd.on("plotly_update", stale);
+    details.addEventListener("toggle", function () {
+      if (details.open && holder._bookTableStale) writeTables(holder, gd);
+    });
+  }
+  window.bookFigureTable = {write: writeTables, number: cellNumber};
+
   function announce(holder, text) {
     var live = holder.querySelector(".book-figure-status");
     if (live && text) live.textContent = text;
@@ -154,6 +324,7 @@
       input.setAttribute("aria-valuetext", plain(sl.steps[k] && sl.steps[k].label));
       announce(holder, words(gd, s, k));
     });
+    followTables(holder, gd);
     // A control's box follows its plotly control (a resize, a menu that moved the sliders).
     layer.addEventListener("focusin", sync);
     sync();

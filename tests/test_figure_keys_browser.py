@@ -11,6 +11,8 @@ headless Chromium, offline:
   the light and the dark theme;
 - every figure on every page has a non-empty accessible name and description (as
   Chromium's accessibility tree computes them) and each control a name;
+- after each keyboard step the figure's data table holds the step's numbers: the table the
+  page writes from its traces is the one widgets/a11y.py writes from the same traces;
 - a keyboard step puts the step's result in words in the figure's polite live region:
   the roofline explorer's numbers are checked against perfmodel here;
 - a menu chosen from the keyboard draws the model's figure for that choice;
@@ -18,6 +20,7 @@ headless Chromium, offline:
 """
 from __future__ import annotations
 
+import html as _html
 import math
 import re
 
@@ -27,7 +30,7 @@ from widgets_helpers import approx
 
 import widgets
 from perfmodel import machines, ops
-from widgets import diagrams, static
+from widgets import a11y, diagrams, static
 
 pytestmark = pytest.mark.browser
 PAGE = "appendix/gallery.html"
@@ -94,6 +97,68 @@ def _model_holds(page, fig: int, view, slider: int, step: int) -> list[str]:
     return wrong
 
 
+#: The figure's data tables as the page holds them: per table its caption, column heads
+#: and rows of cells (texts), after the table is opened (a closed one is written on opening).
+PAGE_TABLES = """async i => {
+  const f = document.querySelectorAll('.book-figure')[i];
+  const d = f.querySelector('details.book-figure-data');
+  if (!d) return null;
+  if (!d.open) {               // opened as a reader opens it; its toggle event comes later
+    const toggled = new Promise(r => d.addEventListener('toggle', () => setTimeout(r, 0), {once: true}));
+    d.querySelector('summary').click();
+    await toggled;
+  }
+  const text = el => el.textContent;
+  return Array.from(d.querySelectorAll('table')).map(t => [
+    t.querySelector('caption') ? text(t.querySelector('caption')) : '',
+    Array.from(t.querySelectorAll('thead th')).map(text),
+    Array.from(t.querySelectorAll('tbody tr')).map(r => Array.from(r.querySelectorAll('td')).map(text))]);
+}"""
+#: The figure's present traces and axis titles, as plain JSON (what a11y.data_table reads).
+PAGE_SPEC = """i => {
+  const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
+  const plainArr = v => (v != null && typeof v === 'object' && typeof v.length === 'number')
+    ? Array.from(v, plainArr) : v;
+  const data = gd.data.map(t => {
+    const o = {};
+    for (const k of ['type', 'name', 'x', 'y', 'z', 'text', 'hoverinfo', 'showlegend', 'visible',
+                     'header', 'cells']) if (t[k] !== undefined) o[k] = plainArr(t[k]);
+    for (const k of ['header', 'cells']) if (t[k]) o[k] = {values: plainArr(t[k].values)};
+    return o;
+  });
+  const title = a => (gd.layout[a] || {}).title;
+  return {data, layout: {xaxis: {title: title('xaxis')}, yaxis: {title: title('yaxis')}}};
+}"""
+
+
+def _tables_of(markup: str) -> list:
+    """(caption, heads, rows) of each table in a11y.data_table's markup."""
+    cells = lambda tag, text: [_html.unescape(c) for c in  # noqa: E731
+                               re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", text, re.S)]
+    out = []
+    for table in re.findall(r"<table.*?</table>", markup, re.S):
+        caption = cells("caption", table)
+        body = table.split("<tbody>", 1)[1] if "<tbody>" in table else ""
+        out.append([caption[0] if caption else "", cells("th", table),
+                    [cells("td", row) for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]])
+    return out
+
+
+def _table_follows(page, fig: int) -> list[str]:
+    """Where the figure's data table differs from a11y.data_table of the traces the figure
+    holds now (the table is opened first; a closed one is written when it opens)."""
+    shown = page.evaluate(PAGE_TABLES, fig)
+    if shown is None:
+        return []
+    want = _tables_of(a11y.data_table(page.evaluate(PAGE_SPEC, fig)))
+    if shown == want:
+        return []
+    for k, (a, b) in enumerate(zip(shown, want)):
+        if a != b:
+            return [f"data table {k} ({b[0]}): shows {str(a)[:160]}, want {str(b)[:160]}"]
+    return [f"{len(shown)} data tables shown, {len(want)} wanted"]
+
+
 def _press(page, key: str) -> str:
     page.keyboard.press(key)
     return page.evaluate("window.__step")
@@ -128,6 +193,7 @@ def test_every_slider_steps_from_the_keyboard_as_the_model_says(open_page):
                     continue
                 steps += 1
                 wrong = page.evaluate(DATA_HOLDS_STEP, [i, s, k]) + _model_holds(page, i, view, s, k)
+                wrong += _table_follows(page, i)
                 problems += [f"{fid} slider {s} {key}: {w}" for w in wrong[:3]]
                 drawn, state = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
                 page.evaluate(RESTYLE, [i, s, k])
@@ -324,7 +390,8 @@ def test_every_slider_figure_says_each_keyboard_step(open_page):
 
 def test_a_menu_chosen_from_the_keyboard_draws_the_models_figure(open_page):
     """The roofline explorer's machine menu: Arrow Down picks the next machine, and the
-    roof drawn is that machine's peak (perfmodel), as a click on the entry draws it."""
+    roof drawn is that machine's peak (perfmodel), as a click on the entry draws it; the
+    data table follows."""
     p = open_page(PAGE)
     page = p.page
     i = next(f[0] for f in page.evaluate(SLIDER_FIGURES) if "roofline-explorer" in f[1])
@@ -339,6 +406,10 @@ def test_a_menu_chosen_from_the_keyboard_draws_the_models_figure(open_page):
     assert max(roof["y"]) == pytest.approx(machines.get(name).peak_flops("fp32"), rel=1e-5)
     assert page.evaluate(LIVE, i).startswith(label)
     assert select.evaluate("s => s.value") == "1"
+    # its data table holds the new machine's roof (written when the table is opened)
+    assert _table_follows(page, i) == []
+    roof_rows = page.evaluate(PAGE_TABLES, i)[0][2]
+    assert a11y.number(machines.get(name).peak_flops("fp32")) in [row[1] for row in roof_rows]
     page.keyboard.press("Home")
     page.wait_for_function(f"() => {GD % i}.layout.updatemenus[0].active === 0")
     assert p.errors == [] and p.blocked == []

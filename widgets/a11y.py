@@ -177,9 +177,11 @@ def _columns(trace: dict, x_title: str, y_title: str) -> tuple[list[str], list[l
 
 
 def data_table(spec: dict) -> str:
-    """The <details> "Data table" of a figure: one table per trace that carries data
-    (at most MAX_ROWS evenly spaced rows each, and the caption says so); "" where no trace
-    does (a diagram, whose description says what it shows)."""
+    """The <details> "Data table" of a figure at the settings it opens with: one table per
+    trace that carries data (at most MAX_ROWS evenly spaced rows each, and the caption says
+    so); "" where no trace does (a diagram, whose description says what it shows). On the
+    site, _static/book-figure-keys.js writes the same tables again from the traces after
+    each step, by the same rules."""
     _mapping("spec", spec)
     data, layout = spec.get("data") or [], spec.get("layout") or {}
     x_title, y_title = axis_titles(layout)
@@ -204,7 +206,8 @@ def data_table(spec: dict) -> str:
     if not tables:
         return ""
     return ('<details class="book-figure-data"><summary>Data table</summary>'
-            '<p>The figure\'s numbers at the settings it opens with.</p>'
+            '<p>The figure\'s numbers at the settings it shows: each step of a slider or '
+            'choice from a menu writes them again.</p>'
             + "".join(tables) + "</details>")
 
 
