@@ -249,15 +249,17 @@ def decode_intensity(dtype_bytes: float = 2.0) -> float:
 EXP_PER_CLOCK_PER_SM = 16
 
 
-def exp_rate(machine) -> float:
-    """Exponentials per second the whole chip's SFUs complete: SMs x 16 x clock (Hz)."""
+def exp_rate(machine, clock_hz: float | None = None) -> float:
+    """Exponentials per second the whole chip's SFUs complete: SMs x 16 x clock (Hz); the
+    clock is the machine's boost clock unless ``clock_hz`` is given."""
     from . import machines
 
     m = machines.get(machine)
     if not (m.sms and m.clock_hz):
         raise ValueError(f"machine must know its SMs and clock to count SFU throughput; "
                          f"{m.name} does not")
-    return m.sms * EXP_PER_CLOCK_PER_SM * m.clock_hz
+    clock = m.clock_hz if clock_hz is None else _check.positive("clock_hz", clock_hz)
+    return m.sms * EXP_PER_CLOCK_PER_SM * clock
 
 
 def matmul_flops_per_score(head_dim: int) -> float:
@@ -269,7 +271,8 @@ def matmul_flops_per_score(head_dim: int) -> float:
 def exp_bound_fraction(machine, head_dim: int, unit: str = "fp16_tensor",
                        overlap: bool = False) -> float:
     """The largest share of the tensor-core peak attention can reach when its exponentials
-    run on the SFUs: with t_mm = 4d / tensor peak and t_exp = 1 / exp_rate per score,
+    run on the SFUs: with t_mm = 4d / tensor peak and t_exp = 1 / exp_rate per score, the
+    SFUs counted at the clock the peak is quoted at (both run on the SM's clock),
     t_mm / (t_mm + t_exp) when the two take turns (overlap=False), t_mm / max(t_mm, t_exp)
     when one hides the other (FlashAttention-3's ping-pong scheduling). Other softmax work
     (maxima, scaling) is ignored, so a real kernel sits lower."""
@@ -277,7 +280,7 @@ def exp_bound_fraction(machine, head_dim: int, unit: str = "fp16_tensor",
 
     m = machines.get(machine)
     t_mm = matmul_flops_per_score(head_dim) / m.peak_flops(unit)
-    t_exp = 1.0 / exp_rate(m)
+    t_exp = 1.0 / exp_rate(m, m.peak_clock(unit))
     if not isinstance(overlap, bool):
         raise ValueError(f"overlap must be True or False, got {overlap!r}")
     return t_mm / (max(t_mm, t_exp) if overlap else t_mm + t_exp)
