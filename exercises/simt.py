@@ -16,7 +16,7 @@ EX_N, EX_BLOCK = 10_000_000, 512      # simt-1: a larger launch, bigger blocks
 ODD_BLOCK = 48                        # a block size that is not a multiple of 32
 LONG_SHORT = (100, 40)                # instructions on the long and the short path
 LONG_SHARE = 0.25                     # share of the elements that take the long path
-ONE_IN = 512                          # simt-5: one busy thread in this many
+ONE_IN = 1024                         # simt-5: one busy thread in this many
 T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the T4 note's dependent chain and its step
 RARE_P, RARE_LEN, COMMON_LEN = 0.005, 200, 20   # simt-7/8 (the section works 1%)
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
@@ -52,7 +52,7 @@ register("simt-4", CHAPTER,
          hint="Useful work per lane is 0.25 x 100 + 0.75 x 40 instructions; every lane "
               "waits through 140.")
 register("simt-5", CHAPTER,
-         "Predicted time with one busy thread in 512, as a percentage of the time with every "
+         "Predicted time with one busy thread in 1,024, as a percentage of the time with every "
          "thread busy, ignoring the floor of one warp's chain.",
          lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
          hint="Count the warps holding a busy lane, not the busy threads.")

@@ -11,8 +11,8 @@ EXPECTED = {
     "simt-3": 140 / 55,
     # useful 55 of 140 lane slots.
     "simt-4": 100 * 55 / 140,
-    # one busy in 512: 32 / 512 of the warps hold a busy lane.
-    "simt-5": 100 * 32 / 512,
+    # one busy in 1,024: 32 / 1,024 of the warps hold a busy lane.
+    "simt-5": 100 * 32 / 1024,
     # the notes' floor: 20,000 dependent multiply-adds x 3.5 ns.
     "simt-6": 20_000 * 3.5e-9,
     # 1 - 0.995^32 of the warps hold a lane on the rare path.
@@ -34,7 +34,7 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("simt-1", 312_512),
     ("simt-3", 2.55),
     ("simt-4", 39.3),
-    ("simt-5", 6.25),
+    ("simt-5", 3.125),
     ("simt-6", 70e-6),
     ("simt-7", 14.8),
     ("simt-8", 2.38),
@@ -44,7 +44,7 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("simt-13", 30),
 ]
 OFF = [  # wrong answers: not yet
-    ("simt-5", 100 / 512),
+    ("simt-5", 100 / 1024),
     ("simt-10", 100 * 682 / 1024),
     ("simt-13", 100 * 960 / (16 * 40)),     # slots counted at the fast warps' length
 ]
