@@ -40,7 +40,7 @@
   // with; after a step or a menu choice the same tables are written again here from the
   // figure's present traces, by the same rules (a port of a11y.data_table and
   // a11y.number: 4 significant digits, half to even, an SI prefix beyond a million or
-  // below a thousandth). While the table is closed it is only marked stale, and written
+  // below a millionth). While the table is closed it is only marked stale, and written
   // when opened, so a step pays nothing for it.
   var MAX_ROWS = 24;
   var PREFIXES = [[1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
@@ -106,7 +106,7 @@
   function cellNumber(v) {
     if (v == null || (typeof v === "number" && isNaN(v))) return "none";
     if (typeof v !== "number") return plainText(v);
-    if (v === 0 || (Math.abs(v) >= 1e-3 && Math.abs(v) < 1e6)) return plainNumber(v);
+    if (v === 0 || (Math.abs(v) >= 1e-6 && Math.abs(v) < 1e6)) return plainNumber(v);
     return siNumber(v);
   }
   function list(v) {
@@ -150,6 +150,11 @@
     }
     return [heads, out];
   }
+  // a11y.ordinal: 2nd, 3rd, 4th, 11th, 21st.
+  function ordinal(n) {
+    var suffix = (n % 100 >= 10 && n % 100 <= 20) ? "th" : ({1: "st", 2: "nd", 3: "rd"}[n % 10] || "th");
+    return n + suffix;
+  }
   function cell(tag, text, attrs) {
     var el = document.createElement(tag);
     if (attrs) Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
@@ -169,7 +174,7 @@
       var cap = plainText(t.name) || "trace " + (k + 1);
       if (rows.length > MAX_ROWS) {
         var every = Math.ceil(rows.length / MAX_ROWS), n = rows.length;
-        if (every > 1) cap += " (every " + every + "th of " + n + " points)";
+        if (every > 1) cap += " (every " + ordinal(every) + " of " + n + " points)";
         rows = rows.filter(function (_, j) { return j % every === 0; });
       }
       var table = document.createElement("table"), thead = document.createElement("thead");

@@ -116,3 +116,15 @@ def test_every_site_figure_carries_its_text_alternatives(monkeypatch):
         assert re.search(r'class="book-figure-name"[^>]*>[^<]{3,}</p>', html), name
         assert re.search(r'class="book-figure-desc"[^>]*>[^<]{20,}</p>', html), name
         assert 'aria-live="polite"' in html, name
+
+
+def test_a_long_trace_says_which_points_its_table_keeps():
+    # English ordinals, typed in: 11th to 13th take "th" whatever their last digit
+    assert [a11y.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "111th"]
+    # 100 points keep every 5th (ceil(100 / 24)); the caption says so
+    spec = {"data": [{"type": "scatter", "name": "curve", "x": list(range(100)),
+                      "y": list(range(100))}], "layout": {}}
+    assert "curve (every 5th of 100 points)" in a11y.data_table(spec)
+    with pytest.raises(ValueError, match="n must"):
+        a11y.ordinal(0)

@@ -68,16 +68,25 @@ def _title(obj: Any) -> str:
 
 def number(value: Any) -> str:
     """A number as a reader reads it: 4 significant digits, an SI prefix beyond a
-    million or below a thousandth (no e-notation); text as it is; a gap as "none"."""
+    million or below a millionth (no e-notation; a ratio of 1/1024 reads 0.0009766, not
+    976.6 µ); text as it is; a gap as "none"."""
     from perfmodel import units
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "none"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return plain(value)
-    if value == 0 or 1e-3 <= abs(value) < 1e6:
+    if value == 0 or 1e-6 <= abs(value) < 1e6:
         return units.number(value, 4)
     return units.si(value, "", 4).strip()
+
+
+def ordinal(n: int) -> str:
+    """An ordinal in digits: 2nd, 3rd, 4th, 11th, 21st."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a whole number from 1, got {show(n)}")
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def axis_titles(layout: dict) -> tuple[str, str]:
@@ -196,7 +205,7 @@ def data_table(spec: dict) -> str:
         cap = name
         if len(rows) > MAX_ROWS:
             every = math.ceil(len(rows) / MAX_ROWS)
-            cap += f" (every {every}th of {len(rows)} points)" if every > 1 else ""
+            cap += f" (every {ordinal(every)} of {len(rows)} points)" if every > 1 else ""
             rows = rows[::every]
         th = "".join(f'<th scope="col">{_html.escape(h)}</th>' for h in head)
         body = "".join("<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in r) + "</tr>"
