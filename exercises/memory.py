@@ -11,7 +11,6 @@ from .registry import register
 
 CHAPTER = "memory"
 
-SHARED_T4 = 48 * 1024          # 48 KiB: the shared memory a CUDA block gets without opting in
 PARTICLES = 2 ** 26            # records in the structure-of-arrays exercise
 PARTICLE_BYTES = 32            # eight FP32 fields: x, y, z, mass, vx, vy, vz, charge
 TRANSPOSE_N = 8192
@@ -20,11 +19,38 @@ REUSE_MB, REUSE_PASSES = 2e6, 50      # a 2 MB (decimal) array, read 50 times
 T4_STAIRCASE = machines.notes_t4()
 
 
+SLICE_DEPTH = 8                # K_s: depth of the slices of A and B a tile step stages
+
+
+def slice_bytes(tile: int, depth: int = SLICE_DEPTH, elem_bytes: float = 4.0,
+                buffers: int = 2) -> float:
+    """Shared memory a tile step's staged slices take: a T x K_s slice of A and a K_s x T
+    slice of B, 2 T K_s s bytes, times ``buffers`` (two: the next pair loads while this one
+    is used)."""
+    if min(tile, depth, elem_bytes, buffers) <= 0:
+        raise ValueError("tile, depth, elem_bytes and buffers must be positive")
+    return float(buffers * 2 * tile * depth * elem_bytes)
+
+
 def largest_fp32_tile_t4() -> float:
-    """memory-3: two square FP32 tiles in the most shared memory a T4 block can have (the
-    chapter's tile table works FP32 in 48 KiB and BF16 in an H200 block)."""
+    """memory-3: the colleague's budget, two square FP32 tiles (slices as deep as the tile)
+    in the most shared memory a T4 block can have."""
     return hierarchy.largest_tile(machines.get("T4").hardware("shared_per_block_bytes"),
                                   elem_bytes=4)
+
+
+# memory-3's thin-slice tile on a T4: edge, threads a block, registers besides the sums.
+T4_TILE, T4_TILE_BLOCK, T4_TILE_OTHER_REGS = 128, 256, 40
+
+
+def t4_tile_sum_registers() -> float:
+    """Registers a thread for its share of the T x T FP32 running sums (4 bytes each)."""
+    return hierarchy.tile_bytes(T4_TILE, 4, tiles=1) / 4 / T4_TILE_BLOCK
+
+
+def t4_tile_registers() -> int:
+    """Registers a thread of memory-3's tile kernel: its running sums plus the rest."""
+    return int(t4_tile_sum_registers()) + T4_TILE_OTHER_REGS
 
 
 def b200_bf16_ridge_tile() -> float:
@@ -64,11 +90,11 @@ def l2_reuse_time() -> float:
     return REUSE_PASSES * REUSE_MB / T4_STAIRCASE.bandwidth("l2")
 
 
-GROWN_BYTES, GROWN_FIELDS = 40, [32, 36]   # memory-10: a 40-byte record, its last two fields
+GROWN_BYTES, GROWN_FIELDS = 40, [0, 4, 8]  # memory-10: a 40-byte record, its x, y and z
 
 
 def grown_record_aos_over_soa() -> float:
-    """AoS over SoA traffic for the last two FP32 fields of 40-byte records."""
+    """AoS over SoA traffic for x, y and z (bytes 0 to 11) of 40-byte records."""
     return (hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="aos")
             / hierarchy.struct_bytes_moved(PARTICLES, GROWN_BYTES, GROWN_FIELDS, layout="soa"))
 
@@ -88,7 +114,8 @@ register("memory-2", CHAPTER,
          lambda: float(access.padded_column_ways(PADDED_ROW)), unit="passes",
          hint="Lane k reads word 72k, in bank 72k mod 32 = 8k mod 32.")
 register("memory-3", CHAPTER,
-         "The largest edge T of two square FP32 tiles that fit in 64 KiB of shared memory.",
+         "The largest edge T of two square FP32 tiles that fit in 64 KiB of shared memory "
+         "(the colleague's budget).",
          largest_fp32_tile_t4, unit="elements",
          hint="2 x T^2 x 4 bytes <= 65,536 bytes; take the whole number below the root.")
 register("memory-4", CHAPTER,
@@ -123,8 +150,8 @@ register("memory-9", CHAPTER,
          l2_reuse_time, unit="s",
          hint="50 x 2 MB at 1.1 TB/s.")
 register("memory-10", CHAPTER,
-         "Bytes moved to read the last two FP32 fields (bytes 32 to 39) of 40-byte records "
-         "as an array of structures over those as a structure of arrays.",
+         "Bytes moved to read x, y and z (bytes 0 to 11) of 40-byte records as an array of "
+         "structures over those as a structure of arrays.",
          grown_record_aos_over_soa, unit="x",
-         hint="A warp's 32 records span 1,280 contiguous bytes; which of its 40 sectors are "
-              "touched?")
+         hint="Record r starts 8r mod 32 bytes into a sector; at 24 its 12 bytes straddle "
+              "two. Count the sectors a warp's 32 records touch.")
