@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import _check, hierarchy, little, machines
+from perfmodel import _check, little, machines
 
 from .registry import register
 
@@ -72,8 +72,15 @@ def h200_sm_bytes_at_72_registers() -> float:
     return little.in_flight(little.resident_warps("H200", LAB_L8_REGS), LAB_L8_LOADS, 16)
 
 
-def t4_bandwidth_at_128_registers() -> float:
-    return little.bandwidth_with_registers("T4", 128, T4_LAT, loads_per_thread=1, bytes_per_load=4)
+T4_E6_REGS = 96                 # latency-6: registers per thread of the T4 kernel
+
+
+def t4_bandwidth_at_96_registers() -> float:
+    """latency-6: the whole T4's bandwidth when 96 registers a thread cap every SM's warps
+    (20 with the allocation granularity; plain division would say 21.3) and each thread keeps
+    one 4-byte load open, at the round 400 ns."""
+    return little.bandwidth_with_registers("T4", T4_E6_REGS, T4_LAT, loads_per_thread=1,
+                                           bytes_per_load=4)
 
 
 def small_kernel_bandwidth() -> float:
@@ -93,12 +100,27 @@ def h200_loaded_in_flight() -> float:
     return little.bytes_in_flight(H200_LOADED_BW, H200_LOADED_LAT)
 
 
-def h200_dram_human_seconds() -> float:
-    """One L1 load stretched to one second: how long is a DRAM load? (the chase's staircase
-    with the recorded H200 plateaus, in cycles; capacities: 32 KB L1 read, 15 MB of L2)."""
-    ladder = [(32 * 1024, H200_CYCLES["l1"]), (15 * 2 ** 20, H200_CYCLES["l2"]),
-              (math.inf, H200_CYCLES["dram"])]
-    return hierarchy.chase_latency(1e9, ladder) / hierarchy.chase_latency(4096, ladder)
+#: latency-10: instructions a warp issues per DRAM load (the load and four that use it).
+E10_INSTRUCTIONS = 5
+#: Warp schedulers per SM (one per register-file quarter on Turing to Blackwell).
+SCHEDULERS_PER_SM = 4
+
+
+def warps_to_hide(latency_cycles: float, instructions_per_load: int) -> int:
+    """Warps one scheduler needs to issue every cycle when each warp loops over: issue a
+    load, wait ``latency_cycles`` for it, issue the ``instructions_per_load - 1`` that use it
+    (one a cycle, nothing else waited for). A warp's round is latency + instructions cycles
+    and fills ``instructions_per_load`` of them: the warps needed are the round over that,
+    rounded up (chapter 7's scheduler diagram: 1 + 8 + 1 = 10 cycles, 2 issued, 5 warps)."""
+    lat = _check.positive("latency_cycles", latency_cycles)
+    k = _check.count("instructions_per_load", instructions_per_load)
+    return math.ceil(round((lat + k) / k, 9))
+
+
+def h200_warps_to_hide_dram() -> float:
+    """latency-10: warps one H200 scheduler needs to cover the recorded 667-cycle DRAM load
+    when each warp issues five instructions per load."""
+    return float(warps_to_hide(H200_CYCLES["dram"], E10_INSTRUCTIONS))
 
 
 register("latency-1", CHAPTER,
@@ -127,10 +149,12 @@ register("latency-5", CHAPTER,
          h200_sm_bytes_at_72_registers, unit="B",
          hint="65,536 / (72 x 32) warps fit, rounded down; each warp holds 32 x 8 x 16 bytes.")
 register("latency-6", CHAPTER,
-         "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 128 "
+         "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 96 "
          "registers per thread and each thread keeps one 4-byte load open, in byte/s.",
-         t4_bandwidth_at_128_registers, unit="B/s",
-         hint="65,536 / (128 x 32) warps per SM, times 40 SMs x 32 threads x 4 bytes, over 400 ns.")
+         t4_bandwidth_at_96_registers, unit="B/s",
+         hint="A warp takes 96 x 32 registers, and each quarter of the 65,536 holds whole "
+              "warps: count the warps per SM, then 40 SMs x warps x 32 threads x 4 bytes, "
+              "over 400 ns.")
 register("latency-7", CHAPTER,
          "Best bandwidth a kernel that reads 10,000 FP32 elements can reach on a T4 (320 GB/s, "
          "400 ns), in byte/s.",
@@ -144,11 +168,12 @@ register("latency-8", CHAPTER,
          hint="16 x 220 GB/s against 4.42 TB/s.")
 register("latency-9", CHAPTER,
          "Bytes Little's law puts in flight on the recorded H200 when the GPU streams at "
-         "3.84 TB/s and a load takes 1063 ns.",
+         "3.84 TB/s and a load takes 1,063 ns.",
          h200_loaded_in_flight, unit="B",
          hint="Little's law with the loaded latency, not the idle one.")
 register("latency-10", CHAPTER,
-         "On the recorded H200 (L1 43 cycles, L2 292, DRAM 667), with one DRAM load stretched "
-         "to one minute, how many seconds does an L1 load take?",
-         lambda: 60 / h200_dram_human_seconds(), unit="s",
-         hint="60 s times the ratio of the L1 latency to the DRAM latency.")
+         "Warps one H200 warp scheduler needs to issue every cycle when a DRAM load takes 667 "
+         "cycles and each warp issues a load, waits for it, then issues four instructions "
+         "that use it, and loops (round up).",
+         h200_warps_to_hide_dram, unit="warps",
+         hint="A warp's round is 667 + 5 cycles and it issues in 5 of them.")
