@@ -40,13 +40,13 @@ class LatencyTimeline(RowsDiagram):
     around_px = (46, 48)
 
     def __init__(self, warps: int = 4, latency_cycles: int = 8):
-        check_choice("warps", warps, [1, 2, 4, 8, 12])
+        check_choice("warps", warps, [1, 2, 4, 5, 8, 12])
         check_choice("latency_cycles", latency_cycles, [4, 8, 16])
         super().__init__(warps=warps, latency_cycles=latency_cycles, step=1)
 
     def controls(self):
         i = self._initial
-        return [Control("warps", "warps", [1, 2, 4, 8, 12], i["warps"], "dropdown"),
+        return [Control("warps", "warps", [1, 2, 4, 5, 8, 12], i["warps"], "dropdown"),
                 Control("latency_cycles", "load latency", [4, 8, 16], i["latency_cycles"],
                         "dropdown", lambda c: f"{c} cycles"),
                 Control("step", "cycle", list(range(1, CYCLES + 1)), CYCLES // 2, "slider")]
