@@ -20,20 +20,38 @@ BURST_WINDOW_S = 50e-3            # the T4 note: the clock is down to its sustai
 TRAINING_FLOPS = 1e21             # exercise 11's training job, all BF16 matrix products
 GEMV_D = 8192                     # a batch-1 linear layer, d x d weights, on a B200
 TILE = (256, 128)                 # the lecture notes' tile shape
+SMALL_TILE = (128, 128)           # moves-9's smaller tile
+B200_HELD_CLOCK_HZ = 1650e6       # moves-1: a clock a B200 might hold at its power limit
+#: Dense FP16 FMAs an SM's tensor cores finish a clock on Hopper (H100 whitepaper: 1,024 on
+#: the A100, twice that on Hopper), 4,096 FLOPs: 132 SMs x 4,096 x 1.83 GHz is the 989 TFLOP/s
+#: of the datasheet.
+HOPPER_TENSOR_FMAS_PER_SM_CLOCK = 2048
+#: moves-2: the recorded H200 clocks lab (labs/results/H200/clocks.json), the burst after the
+#: streaming prelude: the median (FLOP/s, SM clock Hz) of its 8192^3 FP16 products on the
+#: step between 1.5 and 1.6 GHz where the clock paused on its way down.
+H200_STREAM_STEP = (692.765e12, 1529.35e6)
+#: moves-8: the index a 2:4-sparse matrix stores for each kept value, in bits.
+SPARSE_INDEX_BITS = 2
 
 
-def a100_peak_from_parts() -> float:
-    """moves-1: the A100's FP32 peak from its floor plan (108 SMs x 64 lanes x 2 x 1.41 GHz)."""
-    a100 = machines.get("A100")
-    return clocks.peak(a100.sms, a100.fp32_lanes_per_sm, a100.clock_hz)
+def b200_peak_from_parts(clock_hz: float = B200_HELD_CLOCK_HZ) -> float:
+    """moves-1: the B200's FP32 peak from its floor plan at a clock (148 SMs x 128 lanes x 2
+    x the clock; the split of the datasheet's 75 TFLOP/s at 1.98 GHz the model assumes)."""
+    b200 = machines.get("B200")
+    return clocks.peak(b200.sms, b200.fp32_lanes_per_sm, clock_hz)
 
 
-def t4_cublas_fraction_at_clock() -> float:
-    """cuBLAS's sustained FP32 rate over the lanes' peak at the clock it held
-    (40 x 64 x 2 x 705 MHz, as the T4 note works it)."""
-    t4 = machines.get("T4")
-    flops, clock, _ = T4_FP32_HOLD
-    return flops / clocks.peak(t4.sms, t4.fp32_lanes_per_sm, clock)
+def h200_tensor_peak_at_clock(clock_hz: float) -> float:
+    """The H200's dense FP16 tensor peak (FLOP/s) at an SM clock (Hz): 132 SMs x 2,048 FMAs
+    x 2 FLOPs x the clock."""
+    return clocks.peak(machines.get("H200").sms, HOPPER_TENSOR_FMAS_PER_SM_CLOCK, clock_hz)
+
+
+def h200_stream_step_share() -> float:
+    """moves-2: the burst's rate on its step after streaming over the tensor peak at the
+    clock of that step."""
+    flops, clock = H200_STREAM_STEP
+    return flops / h200_tensor_peak_at_clock(clock)
 
 
 #: moves-3: a library's sustained FP16 rate on an A100, and the share of the tensor cores'
@@ -84,22 +102,29 @@ def b200_gemv_nvfp4_time() -> float:
     return GEMV_D * GEMV_D * ops.dtype_bytes("nvfp4") / b200.bandwidth("dram")
 
 
+def sparse_fp8_bytes_per_weight() -> float:
+    """Bytes a 2:4-pruned FP8 weight matrix stores per weight of the dense matrix: half the
+    values, one byte each, and a SPARSE_INDEX_BITS index for each kept value."""
+    return 0.5 * (ops.dtype_bytes("fp8") + SPARSE_INDEX_BITS / 8)
+
+
 def b200_sparse_fp8_batch_at_ridge() -> float:
     """Batch at which an FP8 linear layer pruned 2:4 reaches the B200's sparse FP8 ridge,
-    counting only its weights: half the weights stored (d^2 s / 2 bytes, metadata left
-    out) for the same 2 b d^2 FLOPs the dense layer counts, so 4b/s FLOP/byte, against a
-    ridge twice the dense one (sparse tensor cores run at twice the dense rate)."""
-    dense_ridge = machines.get("B200").ridge("fp8_tensor")
-    return 2 * dense_ridge * ops.dtype_bytes("fp8") / 4
+    counting only its weights with their index: the same 2 b d^2 FLOPs the dense layer
+    counts over d^2 s' bytes (s' from sparse_fp8_bytes_per_weight), so 2b/s' FLOP/byte,
+    against a ridge twice the dense one (sparse tensor cores run at twice the dense rate)."""
+    sparse_ridge = 2 * machines.get("B200").ridge("fp8_tensor")
+    return sparse_ridge * sparse_fp8_bytes_per_weight() / 2
 
 
 def h200_training_hours_at_datasheet() -> float:
     return TRAINING_FLOPS / machines.get("H200").peak_flops("bf16_tensor") / 3600
 
 
-def a100_1793_busy_share() -> float:
-    t = waves.tiles(1793, 1793, *TILE)
-    return waves.utilization(t, machines.get("A100").sms)
+def a100_busy_share(n: int, tile: tuple[int, int] = SMALL_TILE) -> float:
+    """Share of an A100's SM slots busy over all the waves of an n x n output (one tile per
+    SM at a time)."""
+    return waves.utilization(waves.tiles(n, n, *tile), machines.get("A100").sms)
 
 
 def h200_2049_attainable() -> float:
@@ -107,17 +132,18 @@ def h200_2049_attainable() -> float:
 
 
 register("moves-1", CHAPTER,
-         "Peak FP32 rate of an A100 from its floor plan: 108 SMs x 64 FP32 lanes, one FMA per "
-         "lane per cycle, at its 1,410 MHz boost clock, in FLOP/s.",
-         a100_peak_from_parts, unit="FLOP/s",
+         "Peak FP32 rate of a B200 from its floor plan: 148 SMs x 128 FP32 lanes, one FMA per "
+         "lane per cycle, at a held clock of 1,650 MHz, in FLOP/s.",
+         b200_peak_from_parts, unit="FLOP/s",
          hint="SMs x lanes x 2 FLOPs x clock.")
 register("moves-2", CHAPTER,
-         "Share of the T4's FP32 peak at the clock it actually ran at (705 MHz) that cuBLAS "
-         "sustained (3.5 TFLOP/s), in percent; 40 SMs x 64 lanes x 2 FLOPs per FMA.",
-         lambda: 100 * t4_cublas_fraction_at_clock(), unit="%",
-         hint="The peak at 705 MHz is 40 x 64 x 2 x 705 MHz; divide 3.5 TFLOP/s by it.")
+         "In the recorded H200 clocks lab, the share of the tensor cores' FP16 peak at the "
+         "clock of the burst's step after streaming that its products reached, in percent "
+         "(132 SMs x 4,096 dense FP16 FLOPs a clock).",
+         lambda: 100 * h200_stream_step_share(), unit="%",
+         hint="The peak at the step's clock is 132 x 4,096 x that clock; divide the rate by it.")
 register("moves-3", CHAPTER,
-         "The clock an A100 held (in Hz) when a library sustained 220 TFLOP/s of FP16 and a "
+         "The clock an A100 held, in Hz, when a library sustained 220 TFLOP/s of FP16 and a "
          "profiler put that at 95% of the tensor cores' peak at that clock (312 TFLOP/s at "
          "1,410 MHz, datasheet).",
          a100_held_clock_from_rate, unit="Hz",
@@ -129,8 +155,8 @@ register("moves-4", CHAPTER,
          hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
 register("moves-5", CHAPTER,
          "In the recorded H200 clocks lab, the energy per FLOP of the FMA loop on the FP32 "
-         "lanes (62.7 TFLOP/s at 289 W) over that of the FP16 tensor cores (637 TFLOP/s at "
-         "691 W).",
+         "lanes over that of the FP16 tensor cores, each at the board power and rate the "
+         "recorded run held.",
          h200_lane_over_tensor_energy, unit="x",
          hint="Energy per FLOP is watts over FLOP/s; divide the lanes' by the tensor cores'.")
 register("moves-6", CHAPTER,
@@ -142,17 +168,19 @@ register("moves-7", CHAPTER,
          "Time for a B200 (8 TB/s) to read the 8192 x 8192 weights of a linear layer stored in "
          "NVFP4 (4-bit values plus one 8-bit scale per 16), in seconds.",
          b200_gemv_nvfp4_time, unit="s",
-         hint="0.5 + 1/16 bytes per weight.")
+         hint="0.5 + 1/16 bytes per weight; give seconds (1 µs is 1e-6 s).")
 register("moves-8", CHAPTER,
          "Batch size at which an FP8 linear layer pruned 2:4 reaches a B200's sparse FP8 ridge "
-         "(9,000 TFLOP/s sparse, 8 TB/s), counting only the stored weight bytes.",
+         "(9,000 TFLOP/s sparse, 8 TB/s), counting the stored weight bytes and their 2-bit "
+         "index per kept value.",
          b200_sparse_fp8_batch_at_ridge, unit="rows",
-         hint="Half the weights are stored, and the sparse peak is twice the dense 4,500.")
+         hint="Half the weights are stored, each with 2 bits of index: 0.5 x (1 + 1/4) bytes "
+              "a weight; the sparse peak is twice the dense 4,500.")
 register("moves-9", CHAPTER,
-         "Share of SM slots busy over all waves for a 1793 x 1793 output in 256 x 128 tiles on "
+         "Share of SM slots busy over all waves for a 1793 x 1793 output in 128 x 128 tiles on "
          "an A100's 108 SMs (one tile per SM at a time), in percent.",
-         lambda: 100 * a100_1793_busy_share(), unit="%",
-         hint="120 tiles in 2 waves of 108 slots.")
+         lambda: 100 * a100_busy_share(1793), unit="%",
+         hint="Tiles = ceil(1793/128)^2; waves = ceil(tiles/108); busy = tiles/(waves x 108).")
 register("moves-10", CHAPTER,
          "The simple tile model's share of the compute roof for a 2049 x 2049 output in "
          "256 x 128 tiles on an H200's 132 SMs, in percent.",

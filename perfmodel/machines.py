@@ -314,7 +314,8 @@ def _b200() -> Machine:
             "max_blocks_per_sm": _GUIDE_BLOCKS.format("10.0"),
             "allocation": _allocation_source("10.0", 128, 1024),
             **{k: "an assumption of the model: the datasheet's 75 TFLOP/s FP32 split as "
-                  "148 SMs x 128 lanes x 2 x 1.98 GHz (not used by the book's text)"
+                  "148 SMs x 128 lanes x 2 x 1.98 GHz (the book uses it only where an exercise says "
+                  "it supposes so)"
                for k in ("sms", "fp32_lanes_per_sm", "clock_hz")}})
 
 

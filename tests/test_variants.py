@@ -77,7 +77,8 @@ HAND = {
     "memory-5": lambda p: DRAM[p["gpu"]] * (1 / p["stride"] if p["stride"] * p["elem"] <= 64
                                              else p["elem"] / 64),
     "memory-9": lambda p: p["passes"] * p["mb"] * 1e6 / 1.1e12,       # the T4 note's L2
-    "moves-1": lambda p: ({"T4": 40 * 64, "A100": 108 * 64, "H200": 132 * 128}[p["gpu"]]
+    "moves-1": lambda p: ({"T4": 40 * 64, "A100": 108 * 64, "H200": 132 * 128,
+                           "B200": 148 * 128}[p["gpu"]]
                           * 2 * p["mhz"] * 1e6),
     "flash-4": lambda p: p["heads"] * (p["seq"] * p["d"] * 2 + 4 * p["seq"]),
     # nb blocks a side; the nb (nb - 1) / 2 pairs above the diagonal are all masked

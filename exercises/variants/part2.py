@@ -173,7 +173,7 @@ define(
 
 define(
     "moves-1", title="A peak from its parts",
-    defaults={"gpu": "A100", "mhz": 1410},
+    defaults={"gpu": "B200", "mhz": 1650},
     draw=lambda r: {"gpu": r.choice(("T4", "A100", "H200")), "mhz": r.randrange(900, 2001, 15)},
     question=lambda p: (
         f"Give the **peak FP32 rate in FLOP/s** of {a(p['gpu'])} at a clock of "
