@@ -5,7 +5,7 @@ one against plain arithmetic from the T4 note's numbers.
 """
 from __future__ import annotations
 
-from perfmodel import access, hierarchy, machines
+from perfmodel import _check, access, hierarchy, machines
 
 from .registry import register
 
@@ -27,8 +27,10 @@ def slice_bytes(tile: int, depth: int = SLICE_DEPTH, elem_bytes: float = 4.0,
     """Shared memory a tile step's staged slices take: a T x K_s slice of A and a K_s x T
     slice of B, 2 T K_s s bytes, times ``buffers`` (two: the next pair loads while this one
     is used)."""
-    if min(tile, depth, elem_bytes, buffers) <= 0:
-        raise ValueError("tile, depth, elem_bytes and buffers must be positive")
+    tile = _check.count("tile", tile)
+    depth = _check.count("depth", depth)
+    elem_bytes = _check.positive("elem_bytes", elem_bytes)
+    buffers = _check.count("buffers", buffers)
     return float(buffers * 2 * tile * depth * elem_bytes)
 
 
