@@ -102,8 +102,6 @@ def h200_loaded_in_flight() -> float:
 
 #: latency-10: instructions a warp issues per DRAM load (the load and four that use it).
 E10_INSTRUCTIONS = 5
-#: Warp schedulers per SM (one per register-file quarter on Turing to Blackwell).
-SCHEDULERS_PER_SM = 4
 
 
 def warps_to_hide(latency_cycles: float, instructions_per_load: int) -> int:

@@ -73,7 +73,7 @@ class Machine:
     sms, fp32_lanes_per_sm and clock_hz (boost clock, Hz) describe the hardware where
     known (0 when not). kind is "gpu" or "cpu". peak_clocks_hz: the SM clock (Hz) a unit's
     peak is quoted at where that is not clock_hz (Hopper's datasheet quotes FP32 at 1.98 GHz
-    but its tensor cores at 1.83 GHz), with peak_clock_sources saying how that is known.
+    but its tensor cores at 1.83 GHz; the comment where a machine sets it gives the source).
     """
 
     name: str
@@ -93,7 +93,6 @@ class Machine:
     #: Where each hardware fact (a key of HARDWARE) comes from, in words.
     hardware_sources: Mapping[str, str] = field(default_factory=dict)
     peak_clocks_hz: Mapping[str, float] = field(default_factory=dict)
-    peak_clock_sources: Mapping[str, str] = field(default_factory=dict)
 
     def units(self) -> list[str]:
         """The compute units this machine has, in the book's order."""
@@ -154,7 +153,7 @@ class Machine:
                            f"{f.source}, scaled to {clock_hz / 1e6:.0f} MHz")
                  for u, f in self.peaks.items()}
         return replace(self, name=f"{self.name} @ {clock_hz / 1e6:.0f} MHz", peaks=peaks,
-                       clock_hz=clock_hz, peak_clocks_hz={}, peak_clock_sources={})
+                       clock_hz=clock_hz, peak_clocks_hz={})
 
 
 def _fig(value: float, source: str) -> Figure:
@@ -245,13 +244,6 @@ def _a100() -> Machine:
             "allocation": _allocation_source("8.0", 128, 1024)})
 
 
-#: How the Hopper tensor peaks' clock is known.
-TENSOR_CLOCK_SOURCE = ("NVIDIA H100 Tensor Core GPU architecture whitepaper: an SM's tensor "
-                       "cores do 1,024 dense FP16 FMAs a clock on the A100 and twice that on "
-                       "the H100, so 989.4 TFLOP/s over 132 SMs x 4,096 FLOPs is a 1.83 GHz "
-                       "clock (FP8: twice the FLOPs a clock, at the same clock)")
-
-
 def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
             l2_bytes: float = 50 * 1024 ** 2,
             l2_source: str = "NVIDIA H100 Tensor Core GPU architecture whitepaper") -> Machine:
@@ -269,11 +261,11 @@ def _hopper(name: str, dram: float, mem_bytes: float, memory: str, ds: str,
         launch_overhead=_fig(10e-6, "typical synchronised launch, order of magnitude"),
         sms=132, fp32_lanes_per_sm=128, clock_hz=1.98e9, power_limit_w=700,
         memory=memory, memory_bytes=mem_bytes,
-        # The tensor peaks are quoted at a lower clock than FP32's: 989 TFLOP/s is
-        # 132 SMs x 4,096 dense FP16 FLOPs a clock x 1.83 GHz.
+        # The tensor peaks are quoted at a lower clock than FP32's. NVIDIA H100 Tensor Core
+        # GPU architecture whitepaper: an SM's tensor cores do 1,024 dense FP16 FMAs a clock
+        # on the A100 and twice that on the H100, so 989.4 TFLOP/s over 132 SMs x 4,096 FLOPs
+        # is a 1.83 GHz clock (FP8: twice the FLOPs a clock, at the same clock).
         peak_clocks_hz={u: 1.83e9 for u in ("fp16_tensor", "bf16_tensor", "fp8_tensor")},
-        peak_clock_sources={u: TENSOR_CLOCK_SOURCE
-                            for u in ("fp16_tensor", "bf16_tensor", "fp8_tensor")},
         # NVIDIA H100 whitepaper (the H200 has the same SM); L2 as the card reports it
         extra={"max_threads_per_sm": 2048, "registers_per_sm_bytes": 256 * 1024,
                "l1_shared_per_sm_bytes": 256 * 1024, "shared_per_block_bytes": 227 * 1024,
