@@ -82,3 +82,24 @@ def list_recorded(lab: str, results_dir: str | pathlib.Path | None = None) -> li
     found = [validate(json.loads(p.read_text())) for p in sorted(base.glob(f"*/{lab}.json"))]
     return sorted(found, key=lambda r: (bool(r["context"].get("reference")),
                                         r["context"].get("gpu_slug", "")))
+
+
+#: The labs whose recorded runs make a GPU's one measured profile (see :func:`profile`).
+PROFILE_LABS = ("intensity", "paradox", "pcie", "clocks")
+
+
+def profile(gpu: str = "H200", results_dir: str | pathlib.Path | None = None):
+    """The one measured profile of a recorded GPU, as a ``perfmodel`` Machine.
+
+    FP32 peak and DRAM copy bandwidth from the ``intensity`` run, the launch toll from
+    ``paradox``, the pinned host link from ``pcie``, the held FP16 tensor rate from
+    ``clocks`` (whichever of the last three were recorded). Every page that quotes a
+    measured roof of this GPU quotes it from here, so one quantity has one value.
+    """
+    from perfmodel import machines
+
+    base = pathlib.Path(results_dir) if results_dir else RESULTS_DIR
+    runs = [load("intensity", gpu, results_dir)]
+    runs += [load(lab, gpu, results_dir) for lab in PROFILE_LABS[1:]
+             if (base / gpu / f"{lab}.json").exists()]
+    return machines.from_results(*runs)
