@@ -41,8 +41,13 @@ book: $(STAMP)
 	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"
 
+# pytest on every core (pytest-xdist; tests/conftest.py keeps a module whose tests share a
+# costly fixture on one worker), each test under its kind's time ceiling (pytest-timeout),
+# and the ten slowest tests printed at the end.
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: book colab-env axe
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --durations=10 tests
 
 # axe-core (the accessibility checker tests/test_axe.py injects into every page), from the npm
 # registry at the version package-lock.json pins, into node_modules/ (git-ignored, never in

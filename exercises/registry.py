@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import pathlib
 import pkgutil
 import re
 from dataclasses import dataclass
@@ -56,9 +57,9 @@ def _load_all() -> None:
     global _LOADED
     if _LOADED:
         return
-    import exercises
-
-    for mod in pkgutil.iter_modules(exercises.__path__):
+    # The package's own folder (this module's), not ``exercises.__path__``: the package's
+    # __init__ imports this module.
+    for mod in pkgutil.iter_modules([str(pathlib.Path(__file__).resolve().parent)]):
         # Chapter modules register exercises; the registry, the tools (assignments, grading,
         # variants) and private helpers ("_catalog") don't.
         if mod.name not in NOT_CHAPTERS and not mod.name.startswith("_"):

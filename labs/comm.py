@@ -282,7 +282,7 @@ def show(gpu: str | None = None, **options):
     """What a chapter's cell calls (``labs.show("comm")``): see :func:`labs.comm_display.show`."""
     from .comm_display import show as _show
 
-    return _show(gpu=gpu, **options)
+    return _show(gpu=gpu, run=run, **options)
 
 
 def plot(results_: list[dict]):

@@ -171,14 +171,15 @@ class CommView:
         return {"text/html": body, "text/plain": self.note}
 
 
-def show(gpu: str | None = None, **_ignored) -> CommView:
-    """With a CUDA GPU, run the lab now in quick mode (one process: copies only); else the
-    recorded run (``gpu`` a folder name), or the model alone when none is recorded."""
+def show(gpu: str | None = None, run=None, **_ignored) -> CommView:
+    """With a CUDA GPU, run the lab now in quick mode (``run``, the lab's own
+    :func:`labs.comm.run`, which calls this; one process: copies only); else the recorded
+    run (``gpu`` a folder name), or the model alone when none is recorded."""
     from .gpu import has_cuda
 
     if has_cuda() and gpu is None:
-        from .comm import run
-
+        if run is None:
+            raise ValueError("run must be labs.comm.run to measure on this GPU")
         result = run(quick=True)
         multi = [r for r in recorded() if gpus_measured(r) >= 2][:1]
         text = note(result, just_now=True)

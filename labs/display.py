@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import importlib
 
 
 class LabView:
@@ -12,9 +13,9 @@ class LabView:
         self.name, self.results, self.note = name, results, note
 
     def figure(self):
-        from . import module
-
-        return module(self.name).plot(self.results)
+        """The lab's plot of the runs (the lab module's own ``plot``; this module imports
+        the lab, not the ``labs`` package, which imports this one)."""
+        return importlib.import_module(f"{__package__}.{self.name}").plot(self.results)
 
     def summary_html(self) -> str:
         """The readers' table of the runs (:func:`labs.readouts.table_html`): plain names

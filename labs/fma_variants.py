@@ -29,9 +29,9 @@ FMA, the registers of ``chains16`` and a 16 KB loop body, which the instruction 
 
 Each variant has ``fmas_per_turn`` (per thread); a launch ``kernel[blocks, BLOCK](out,
 turns)`` does threads x turns x fmas_per_turn x 2 FLOPs, like the shipped kernel.
-``scripts/fma_variants_on_device.py`` times them with the labs' method
-(:func:`labs.ceilings.fma_peak`); making one the default is one line,
-:data:`labs.kernels.FMA_PEAK_VARIANT`.
+``python -m labs.fma_variants_time`` times them with the labs' method
+(:func:`labs.ceilings.fma_peak`); the shipped kernel (:data:`labs.kernels.FMA_PEAK_VARIANT`)
+is "wide", copied into labs/kernels.py, which imports none of these.
 """
 from __future__ import annotations
 

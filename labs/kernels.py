@@ -52,8 +52,9 @@ UNROLL = 32
 #: (16 x 64 = 1,024 FMAs per loop turn).
 PEAK_CHAINS = 16
 PEAK_BLOCK = 2 * UNROLL
-#: The FMA-peak kernel kernels() ships: "wide" (the one below, recorded) or a variant of
-#: labs/fma_variants.py; scripts/fma_variants_on_device.py times them all on a GPU.
+#: The FMA-peak kernel kernels() ships: "wide", the one below (recorded). The variants it
+#: was chosen from are in labs/fma_variants.py, their run in labs/results/H200/fma_variants.json;
+#: shipping another means copying it here (this module imports none of them).
 FMA_PEAK_VARIANT = "wide"
 #: Threads per block of every kernel here.
 BLOCK = 256
@@ -204,10 +205,6 @@ def kernels() -> SimpleNamespace:
                       + (((v8 + v9) + (va + vb)) + ((vc + vd) + (ve + vf))))
 
     fma_peak.fmas_per_turn = PEAK_CHAINS * PEAK_BLOCK
-    if FMA_PEAK_VARIANT != "wide":
-        from .fma_variants import variant
-
-        fma_peak = variant(FMA_PEAK_VARIANT)
 
     @cuda.jit
     def scale_shift_relu(x, y):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
 import os
 import pathlib
 import shutil
@@ -19,6 +20,62 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+
+
+#: The most a test may take, by kind, in seconds (pytest-timeout; a test's own
+#: ``@pytest.mark.timeout`` wins). Each is about five times the slowest test of its kind on
+#: a quiet 2-core machine, so a loaded CI machine passes and a hang fails in minutes, not at
+#: CI's 90-minute limit: a model or exercise test takes under 10 s (ceiling 120); a browser
+#: test, one page or a sweep of the site, under 60 s (300); the one test that builds the book
+#: when _build/html is missing takes a few minutes (1200).
+TIME_CEILING_S = {"unit": 120, "browser": 300, "book": 1200}
+
+#: How long a page may take to answer one in-page wait (a step drawn, a table written).
+PAGE_WAIT_S = 10.0
+
+
+#: Modules whose tests are spread one by one over the workers (``make test`` runs pytest
+#: with ``-n 2 --dist loadgroup``): each test opens its own pages, and none shares a costly
+#: module or session fixture of its module. Every other module runs whole on one worker,
+#: so its module and session fixtures (a built edition, the executed twins, a JupyterLab
+#: server, compiled kernels) are made once, by one process, never raced by two.
+SPREAD = {"test_figures_legible", "test_axe", "test_site_chapters", "test_site_pages",
+          "test_figure_keys_browser", "test_site_dark"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else item.nodeid
+        if module not in SPREAD:
+            item.add_marker(pytest.mark.xdist_group(module))
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        kind = ("book" if item.get_closest_marker("book") else
+                "browser" if item.get_closest_marker("browser") else "unit")
+        item.add_marker(pytest.mark.timeout(TIME_CEILING_S[kind]))
+
+
+def bounded(js: str, what: str, seconds: float = PAGE_WAIT_S) -> str:
+    """A page function for ``page.evaluate``: ``js`` (a function of one argument that may
+    return a promise) raced, inside the page, against a timer of ``seconds``. A page that
+    never answers makes ``evaluate`` raise "timed out after N s waiting for <what>" instead
+    of blocking forever (Playwright bounds no evaluation by itself)."""
+    if seconds <= 0:
+        raise ValueError(f"seconds must be > 0, got {seconds}")
+    message = json.dumps(f"timed out after {seconds:g} s waiting for {what}")
+    return f"""async arg => {{
+  let timer;
+  const limit = new Promise((_, reject) => {{
+    timer = setTimeout(() => reject(new Error({message})), {round(seconds * 1000)});
+  }});
+  try {{ return await Promise.race([Promise.resolve(({js})(arg)), limit]); }}
+  finally {{ clearTimeout(timer); }}
+}}"""
+
+
+#: The slider step armed with ``window.__step`` (a promise that resolves with the path
+#: book-plotly.js drew the step by), bounded.
+STEP_DRAWN = bounded("() => window.__step", "the slider step to be drawn")
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -26,6 +26,7 @@ import re
 
 import pytest
 from test_slider_steps_browser import ARM, DATA_HOLDS_STEP, RESTYLE, SERIALISE, STATE, _where
+from conftest import STEP_DRAWN, bounded
 from widgets_helpers import approx
 
 import widgets
@@ -147,7 +148,7 @@ def _tables_of(markup: str) -> list:
 def _table_follows(page, fig: int) -> list[str]:
     """Where the figure's data table differs from a11y.data_table of the traces the figure
     holds now (the table is opened first; a closed one is written when it opens)."""
-    shown = page.evaluate(PAGE_TABLES, fig)
+    shown = page.evaluate(bounded(PAGE_TABLES, "the data table to open"), fig)
     if shown is None:
         return []
     want = _tables_of(a11y.data_table(page.evaluate(PAGE_SPEC, fig)))
@@ -161,7 +162,7 @@ def _table_follows(page, fig: int) -> list[str]:
 
 def _press(page, key: str) -> str:
     page.keyboard.press(key)
-    return page.evaluate("window.__step")
+    return page.evaluate(STEP_DRAWN)
 
 
 def test_every_slider_steps_from_the_keyboard_as_the_model_says(open_page):
@@ -185,7 +186,7 @@ def test_every_slider_steps_from_the_keyboard_as_the_model_says(open_page):
                     continue
                 page.evaluate(ARM, i)
                 _press(page, key)
-                page.evaluate("window.__step")   # drawn (a rerange step draws after a relayout)
+                page.evaluate(STEP_DRAWN)   # drawn (a rerange step draws after a relayout)
                 page.wait_for_timeout(50)
                 active = page.evaluate(f"s => {GD % i}.layout.sliders[s].active", s)
                 if active != k:
@@ -196,7 +197,7 @@ def test_every_slider_steps_from_the_keyboard_as_the_model_says(open_page):
                 wrong += _table_follows(page, i)
                 problems += [f"{fid} slider {s} {key}: {w}" for w in wrong[:3]]
                 drawn, state = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
-                page.evaluate(RESTYLE, [i, s, k])
+                page.evaluate(bounded(RESTYLE, "Plotly.update of the step"), [i, s, k])
                 page.wait_for_timeout(50)
                 for what, a, b in (("plotly's state", state, page.evaluate(STATE, i)),
                                    ("SVG", drawn, page.evaluate(SERIALISE, i))):
@@ -343,7 +344,7 @@ def test_a_keyboard_step_says_its_result_in_the_live_region(open_page):
         page.evaluate(ARM, i)
         _range(page, i, s).focus()
         page.keyboard.press(key)
-        page.evaluate("window.__step")
+        page.evaluate(STEP_DRAWN)
         said = page.evaluate(LIVE, i)
         size = view.sliders()[s].choices(view.initial())[
             page.evaluate(f"s => {GD % i}.layout.sliders[s].active", s)]
@@ -375,7 +376,7 @@ def test_every_slider_figure_says_each_keyboard_step(open_page):
             page.evaluate(ARM, i)
             _range(page, i, s).focus()
             page.keyboard.press("Home" if at_end else "End")   # a key that makes a step
-            page.evaluate("window.__step")
+            page.evaluate(STEP_DRAWN)
             said = page.evaluate(LIVE, i)
             c = view.sliders()[s]
             step = f"{c.label} {c.fmt(c.choices(view.initial())[0 if at_end else -1])}"

@@ -18,7 +18,7 @@ import pytest
 
 import jupyterlab_live as jl
 import widgets
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, bounded
 
 pytestmark = pytest.mark.browser
 
@@ -127,8 +127,9 @@ def test_slider_updates_are_drawn_lean_and_as_a_replot_draws_them(lab_page):
             failures.append(f"{name}: drawn by {how}, not the step engine ({r['events']})")
             continue
         drawn = lab_page.page.evaluate(SVG, i)
-        lab_page.page.evaluate(
-            "i => Plotly.redraw(window.__book.outputs()[i].querySelector('.js-plotly-plot'))", i)
+        lab_page.page.evaluate(bounded(
+            "i => Plotly.redraw(window.__book.outputs()[i].querySelector('.js-plotly-plot'))",
+            "Plotly.redraw of the live figure"), i)
         lab_page.page.wait_for_timeout(300)
         again = lab_page.page.evaluate(SVG, i)
         if drawn != again:

@@ -214,12 +214,3 @@ def test_recorded_results_plot(name):
     assert len(fig.data) >= 3
     assert json.dumps(fig.to_plotly_json(), default=str)
 
-
-def test_bars_script_reads_the_recorded_results(capsys):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "scripts"))
-    import labs2_bars
-
-    labs2_bars.main([])
-    out = capsys.readouterr().out
-    for name in LABS2:
-        assert f"H200 {name}" in out

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 import widgets
+from conftest import STEP_DRAWN, bounded
 from widgets import diagrams
 
 pytestmark = pytest.mark.browser
@@ -112,12 +113,29 @@ def slider_figures(page) -> list[tuple[int, str, int]]:
     return [(i, fid, n) for i, (fid, n) in enumerate(figs) if n]
 
 
-def click_tick(page, fig: int, slider: int, tick: int) -> None:
+#: Resolves when the armed step has been drawn, or with null after ``ms`` milliseconds.
+STEP_WITHIN = """ms => Promise.race([window.__step,
+                                   new Promise(r => setTimeout(() => r(null), ms))])"""
+
+
+def click_tick(page, fig: int, slider: int, tick: int, tries: int = 3) -> str:
+    """Click a slider's tick with the mouse and return the path its step was drawn by
+    (the step must be armed first). The boxes are read again before each try: a figure
+    painted late above the slider (content-visibility skips figures off screen) can move
+    the page between reading a box and clicking it, and on a loaded machine such a click
+    missed the tick and the step it waited for never came (the hang this test once had)."""
     group = page.locator(".book-figure").nth(fig).locator(".slider-group").nth(slider)
-    group.scroll_into_view_if_needed()
-    rail = group.locator(".slider-rail-rect").bounding_box()
-    box = group.locator(".slider-tick-rect").nth(tick).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+    for _ in range(tries):
+        group.scroll_into_view_if_needed()
+        page.wait_for_timeout(50)
+        rail = group.locator(".slider-rail-rect").bounding_box()
+        box = group.locator(".slider-tick-rect").nth(tick).bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, rail["y"] + rail["height"] / 2)
+        path = page.evaluate(STEP_WITHIN, 3000)
+        if path is not None:
+            return path
+    # No step after every try: wait once more, bounded, so the failure says what it waited for.
+    return page.evaluate(STEP_DRAWN)
 
 
 def test_every_step_draws_what_restyle_draws(open_page):
@@ -140,15 +158,14 @@ def test_every_step_draws_what_restyle_draws(open_page):
                 if active == k:
                     continue
                 page.evaluate(ARM, i)
-                click_tick(page, i, s, k)
-                path = page.evaluate("window.__step")
+                path = click_tick(page, i, s, k)
                 how[path] += 1
                 page.wait_for_timeout(50)
                 wrong = page.evaluate(DATA_HOLDS_STEP, [i, s, k])
                 if wrong:
                     problems.append(f"{fid} slider {s} step {k}: data {wrong[:3]}")
                 drawn, state = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
-                page.evaluate(RESTYLE, [i, s, k])
+                page.evaluate(bounded(RESTYLE, "Plotly.update of the step"), [i, s, k])
                 page.wait_for_timeout(50)
                 replotted, restate = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
                 for what, a, b in (("plotly's state", state, restate), ("SVG", drawn, replotted)):

@@ -148,7 +148,7 @@ def test_from_results_names_webgpu_as_the_source():
 
 def test_recorded_h200_run_of_the_same_shaders():
     """labs/results/webgpu/H200.json: the page's shaders through wgpu-native on the H200
-    (scripts/webgpu_on_device.py). Checks passed, work counted as the page counts it."""
+    (labs/webgpu_on_device.py). Checks passed, work counted as the page counts it."""
     r = lab_results.validate(json.loads(
         (lab_results.RESULTS_DIR / "webgpu" / "H200.json").read_text()))
     assert r["context"]["api"] == "WebGPU" and "no browser" in r["context"]["runtime"]

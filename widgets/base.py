@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from . import a11y, static
+from .static import flatten  # noqa: F401  (widgets.base.flatten, as before)
 
 Settings = dict[str, Any]
 
@@ -150,20 +151,6 @@ def check_int(name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {value!r}")
     return value
-
-
-def flatten(d: dict, prefix: str = "") -> dict:
-    """{"marker": {"color": x}} -> {"marker.color": x} (lists stay whole)."""
-    if not isinstance(d, dict) or not isinstance(prefix, str):
-        raise TypeError(f"d must be a dict and prefix text, got d={d!r}, prefix={prefix!r}"[:200])
-    out = {}
-    for k, v in d.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(flatten(v, key + "."))
-        else:
-            out[key] = v
-    return out
 
 
 def _plain(obj):

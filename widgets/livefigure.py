@@ -212,7 +212,7 @@ def figure_class():
         value stayed), and the front end draws a step lean only when it arrives whole."""
         from plotly.basedatatypes import Undefined
 
-        from .base import flatten
+        from .static import flatten
 
         idx = self._normalize_trace_indexes(trace_indexes)
         # The values each trace was given ("marker.color" keys), not plotly's trace[key],

@@ -26,6 +26,21 @@ import numpy as np
 
 from . import a11y
 
+
+def flatten(d: dict, prefix: str = "") -> dict:
+    """{"marker": {"color": x}} -> {"marker.color": x} (lists stay whole)."""
+    if not isinstance(d, dict) or not isinstance(prefix, str):
+        raise TypeError(f"d must be a dict and prefix text, got d={d!r}, prefix={prefix!r}"[:200])
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
 _ids = itertools.count()
 
 #: Environment variable the book build sets to "static" (shared with widgets.base).

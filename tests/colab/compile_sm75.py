@@ -92,7 +92,7 @@ def launches(cc) -> list[tuple[str, str, object, tuple]]:
         ("fusion", "scale_shift_relu", k.scale_shift_relu, (f16, f16.copy())),
         ("fusion", "sin2_cos2", k.sin2_cos2, (f32, f32.copy())),
     ]
-    # scripts/fma_variants_on_device.py, through ceilings.fma_peak(variant=...): as fma_peak
+    # labs/fma_variants_time.py, through ceilings.fma_peak(variant=...): as fma_peak
     from labs import fma_variants
 
     out += [("intensity", f"fma_peak variant {n}", fma_variants.variant(n), (f32, 16))

@@ -2,7 +2,9 @@
 
 Run on the device machine from the repository root (torch, numba-cuda, NVML; no plotly):
 
-    python3 scripts/fma_variants_on_device.py --out OUT [--hold 1.5] [--repeat 2]
+    python3 -m labs.fma_variants_time --out OUT [--hold 1.5] [--repeat 2]
+
+(or the device runner's step: ``python3 -m labs.device --out OUT fma_variants``)
 
 For each variant, in ``--repeat`` rounds (variants interleaved, so a slow drift of the
 clock or the temperature does not favour one), :func:`labs.ceilings.fma_peak` holds the
@@ -17,7 +19,7 @@ threads an SM and its one-wave grid would run in two.
 Budget: about 4 variants x repeats x (hold + 0.2 s) plus compiling (a few seconds each):
 about 25 s at the defaults, under 90 s with --repeat 3 --hold 3. Writes OUT/fma_variants.json
 (context, one row per hold, a summary per variant: the median share over the rounds).
-Making the best one the default is one line, labs.kernels.FMA_PEAK_VARIANT.
+Shipping another variant means copying it into labs/kernels.py (labs.kernels.FMA_PEAK_VARIANT).
 """
 from __future__ import annotations
 
@@ -27,9 +29,6 @@ import pathlib
 import statistics
 import sys
 import time
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def occupancy(kernel) -> dict:

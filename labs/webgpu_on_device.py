@@ -6,8 +6,8 @@ implementation Firefox is built on, not Chrome's Dawn), checks them as the page 
 times them both ways the page does (timestamp queries, and queue completion less an empty
 dispatch). Two steps:
 
-    python scripts/webgpu_on_device.py bundle DIR   # here: shaders + FMA reference via Node
-    python3 scripts/webgpu_on_device.py run DIR OUT  # there: DIR/bundle.json -> OUT/*.json
+    python -m labs.webgpu_on_device bundle DIR   # here: shaders + FMA reference via Node
+    python3 -m labs.webgpu_on_device run DIR OUT  # there: DIR/bundle.json -> OUT/*.json
     (run-small: the same at CPU sizes, to try it on SwiftShader's Vulkan first)
 
 The result has the page's schema (an ``intensity`` lab result), so
