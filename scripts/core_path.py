@@ -6,11 +6,14 @@ fenced code, maths blocks, tables, figures, HTML and every collapsed block (solu
 is ``BUDGET_WORDS`` words, read at ``WORDS_PER_MINUTE``; a chapter states its reading time
 at the top (``READING_TIME`` below).
 
-This counts the source, so an author can check a page without building the book; the built
-site's count (``tests/test_core_path.py``) is the one that is tested.
+:func:`core_path_words` counts the source, so an author can check a page without building
+the book; :func:`site_words` counts the built page, and that count is the one tested
+(``tests/test_core_path.py``): the words of the paragraphs and list items of the article
+above its Exercises section, outside code, maths, figures, tables and every collapsed block.
 
-    python scripts/core_path.py                 # every chapter
+    python scripts/core_path.py                 # every chapter's source
     python scripts/core_path.py chapters/03_intensity.md
+    python scripts/core_path.py --site _build/html   # the built chapters
 """
 from __future__ import annotations
 
@@ -92,7 +95,72 @@ def core_path_words(source: str) -> int:
     return len(_WORD.findall(text))
 
 
+#: Elements whose text is not main-line prose on the site: code, maths, figures and tables
+#: (a code cell's output counts where it is prose a reader reads, a Markdown paragraph), and every collapsed block (details, dropdown admonitions:
+#: "Lab notes", "Going further", solutions), the Colab badge.
+SITE_SKIP_TAGS = {"pre", "code", "figure", "table", "details", "script", "style", "svg"}
+SITE_SKIP_CLASSES = ("dropdown", "toggle-hidden", "math", "book-figure", "colab-badge",
+                     "highlight", "MathJax")
+SITE_PROSE_TAGS = {"p", "li", "dd", "dt"}
+
+
+def site_paragraphs(page_html: str, asides: bool = False, outputs: bool = True) -> list[str]:
+    """The core path's prose of one built chapter page, a string per paragraph or list
+    item (see the module's docstring); with ``asides``, the folded Lab notes and Going
+    further boxes' paragraphs too (solutions and exercises never); without ``outputs``,
+    only what the chapter's author wrote (no paragraph a code cell printed)."""
+    from bs4 import BeautifulSoup, NavigableString
+
+    skip_classes = tuple(c for c in SITE_SKIP_CLASSES if not (asides and c == "dropdown"))
+    skip_classes += () if outputs else ("cell_output",)
+    soup = BeautifulSoup(page_html, "html.parser")
+    article = soup.find("article") or soup
+    stop = article.find("section", id="exercises")
+    blocks: dict[int, list[str]] = {}
+    for node in article.descendants:
+        if node is stop:
+            break
+        if not isinstance(node, NavigableString) or not node.strip():
+            continue
+        if stop is not None and stop in node.parents:
+            break
+        block = None
+        for parent in node.parents:
+            if parent is article:
+                break
+            classes = parent.get("class") or []
+            if (parent.name in SITE_SKIP_TAGS or "solution" in classes
+                    or any(c == skip or c.startswith(skip + "-") for c in classes
+                           for skip in skip_classes)):
+                block = None
+                break
+            if block is None and parent.name in SITE_PROSE_TAGS:
+                block = parent
+        if block is not None:
+            blocks.setdefault(id(block), []).append(str(node))
+    return [" ".join(parts) for parts in blocks.values()]
+
+
+def site_text(page_html: str) -> str:
+    """The core path's prose of one built chapter page (see the module's docstring)."""
+    return " ".join(site_paragraphs(page_html))
+
+
+def site_words(page_html: str) -> int:
+    """Words in a built chapter page's core path."""
+    return len(_WORD.findall(site_text(page_html)))
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--site"]:
+        site = pathlib.Path(argv[1] if len(argv) > 1 else ROOT / "_build" / "html")
+        over = 0
+        for page in sorted((site / "chapters").glob("[0-9]*.html")):
+            words = site_words(page.read_text(encoding="utf-8"))
+            over += words > BUDGET_WORDS
+            print(f"{page.name:32s} {words:6,d} words  {reading_minutes(words):3d} min"
+                  + ("  OVER" if words > BUDGET_WORDS else ""))
+        return 1 if over else 0
     paths = [pathlib.Path(a) for a in argv] or sorted((ROOT / "chapters").glob("[0-9]*.md"))
     over = 0
     for path in paths:
