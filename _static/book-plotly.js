@@ -66,11 +66,16 @@
     });
     return upd;
   }
+  // Every figure recoloured for the theme now set; window.bookFigures.recoloured is the
+  // promise of the last switch's relayouts (a test waits on it before it looks).
   function recolour() {
+    var done = [];
     document.querySelectorAll(".book-figure .js-plotly-plot").forEach(function (gd) {
       prepareLayout(gd.layout, THEMES[themeName()]);
-      window.Plotly.relayout(gd, themeLayout(gd));
+      done.push(window.Plotly.relayout(gd, themeLayout(gd)));
     });
+    window.bookFigures.recoloured = Promise.all(done);
+    return window.bookFigures.recoloured;
   }
 
   // Slider steps: widgets/plotly_step.js (window.bookPlotlyStep), loaded before this file
@@ -123,5 +128,5 @@
   }
   new MutationObserver(recolour).observe(document.documentElement,
     {attributes: true, attributeFilter: ["data-theme"]});
-  window.bookFigures = {draw: drawAll, recolour: recolour};
+  window.bookFigures = {draw: drawAll, recolour: recolour, recoloured: Promise.resolve([])};
 })();

@@ -23,12 +23,19 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 
 #: The most a test may take, by kind, in seconds (pytest-timeout; a test's own
-#: ``@pytest.mark.timeout`` wins). Each is about five times the slowest test of its kind on
-#: a quiet 2-core machine, so a loaded CI machine passes and a hang fails in minutes, not at
-#: CI's 90-minute limit: a model or exercise test takes under 10 s (ceiling 120); a browser
-#: test, one page or a sweep of the site, under 60 s (300); the one test that builds the book
-#: when _build/html is missing takes a few minutes (1200).
-TIME_CEILING_S = {"unit": 120, "browser": 300, "book": 1200}
+#: ``@pytest.mark.timeout`` wins). The clock covers a test's fixtures too, so the first test
+#: of a module pays for its module's set-up. Each ceiling is about five times the slowest
+#: test of its kind seen on a loaded 2-core machine running two workers, so a slow CI
+#: machine passes and a hang fails in minutes, not at CI's 90-minute limit:
+#: - unit: a model, exercise, lab-under-the-simulator or script test: at most ~60 s;
+#: - browser: one page, or one figure's controls, in headless Chromium: at most ~100 s;
+#: - sweep: a test that walks every page of the site (legibility), or whose module's
+#:   fixture builds the two editions, executes every Colab twin or starts JupyterLab:
+#:   at most ~300 s;
+#: - book: the test that builds the book when _build/html is missing.
+TIME_CEILING_S = {"unit": 300, "browser": 600, "sweep": 1500, "book": 1800}
+SWEEPS = {"test_figures_legible", "test_editions", "test_notebooks", "test_colab_twins",
+          "test_jupyterlab_live", "test_challenges_colab"}
 
 #: How long a page may take to answer one in-page wait (a step drawn, a table written).
 PAGE_WAIT_S = 10.0
@@ -51,6 +58,7 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("timeout") is not None:
             continue
         kind = ("book" if item.get_closest_marker("book") else
+                "sweep" if module in SWEEPS else
                 "browser" if item.get_closest_marker("browser") else "unit")
         item.add_marker(pytest.mark.timeout(TIME_CEILING_S[kind]))
 
@@ -170,9 +178,14 @@ class Page:
         return path
 
     def set_theme(self, theme: str) -> None:
-        """Switch the theme as the theme's own button does (data-theme on <html>)."""
-        self.page.evaluate("t => document.documentElement.setAttribute('data-theme', t)", theme)
-        self.page.wait_for_timeout(300)
+        """Switch the theme as the theme's own button does (data-theme on <html>), and wait,
+        bounded, until every figure has been recoloured for it (book-plotly.js)."""
+        self.page.evaluate(bounded(
+            "async t => { document.documentElement.setAttribute('data-theme', t);"
+            " await new Promise(r => setTimeout(r, 0));"
+            " if (window.bookFigures) await window.bookFigures.recoloured; }",
+            "the figures to be recoloured for the theme"), theme)
+        self.page.wait_for_timeout(100)
 
     def figure_data(self, index: int = 0):
         """The plotly data (traces) of the index-th book figure, read from the page."""
