@@ -10,8 +10,9 @@ directives and roles, so in a twin:
   book prints there, formatted by myst-nb's own ``format_plain_text``; the values are
   those the chapter's code cells glued when ``make_notebooks.py`` executed them. A name
   that no code cell glues is an error (:class:`GlueError`);
-- an admonition (and ``{dropdown}``, ``{margin}``, ``{sidebar}``, ...) a blockquote under
-  its title, ``{code-block}`` a fenced block, ``{math}`` ``$$...$$``, ``{figure}`` and
+- an admonition (and ``{margin}``, ``{sidebar}``, ...) a blockquote under its title, but a
+  collapsed one (``:class: dropdown``, as the Lab notes and Going further asides are, and
+  ``{dropdown}``) a ``<details>`` block, closed until opened as on the site, ``{code-block}`` a fenced block, ``{math}`` ``$$...$$``, ``{figure}`` and
   ``{image}`` an image, ``{table}``/``{list-table}`` a pipe table under its caption;
 - ``{math}`` (role) ``$...$``, a reference (``{ref}``, ``{numref}``, ``{doc}``,
   ``{term}``, ...) its text (or the title of what it points at), a citation its label
@@ -230,6 +231,12 @@ def _trim(lines: list[str]) -> list[str]:
     return lines
 
 
+def _folded(title: str, inner: list[str]) -> list[str]:
+    """A collapsed block ("Lab notes", "Going further", a {dropdown}): closed until opened,
+    as on the site. The blank lines let the body be read as Markdown inside the HTML."""
+    return ["<details>", f"<summary><b>{title}</b></summary>", ""] + inner + ["", "</details>"]
+
+
 def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
                ctx: Context) -> list[str]:
     if name in CODE:
@@ -247,6 +254,8 @@ def _directive(name: str, arg: str, options: dict[str, str], body: list[str],
     if name in QUOTED:
         title = arg or options.get("label", "") or (
             name.capitalize() if name == "admonition" else "")
+        if "dropdown" in options.get("class", "").split() or name == "dropdown":
+            return _folded(_inline(title, ctx), inner)
         return _quote(_inline(title, ctx), inner)
     if name in EPIGRAPHS:
         return _quote("", inner)

@@ -100,6 +100,16 @@ def test_colab_markdown_quotes_admonitions_and_flattens_roles():
         "> **Warning**\n>\n> Careful.\n\nAfter 3 and chapters/x.\n")
 
 
+def test_colab_markdown_folds_lab_notes_as_the_site_does():
+    """A "Lab notes" aside (an admonition with the dropdown class) is a closed <details> in
+    the twin, its body still Markdown; a plain admonition stays a blockquote."""
+    text = (":::{admonition} Lab notes: the H200 copy\n:class: dropdown lab-notes\n"
+            "It ran at **4.21 TB/s**, {math}`x^2`.\n:::\n")
+    assert colab_markdown.colab_markdown(text) == (
+        "<details>\n<summary><b>Lab notes: the H200 copy</b></summary>\n\n"
+        "It ran at **4.21 TB/s**, $x^2$.\n\n</details>\n")
+
+
 GLUED = {"ratio": {"text/plain": "10.357142857142856"}, "lanes": {"text/plain": "2560"},
          "big": {"text/plain": "268435456"}, "tiny": {"text/plain": "0.09655172413793105"},
          "gpu": {"text/plain": "'Tesla T4'"}, "share": {"text/plain": "0.125"},
@@ -184,7 +194,8 @@ def test_colab_markdown_flattens_the_rest_of_myst():
         "$$\na^2\n$$\n\n"
         "**Peaks**\n\n| GPU | TFLOP/s |\n| --- | --- |\n| T4 | 10.4 |\n\n"
         "> **Note**\n>\n> First line.\n> Second line.\n\n"
-        "> **More**\n>\n> > **Tip**\n> >\n> > Inner 2,560.\n")
+        "<details>\n<summary><b>More</b></summary>\n\n> **Tip**\n>\n> Inner 2,560.\n\n"
+        "</details>\n")   # a {dropdown} is closed until opened, as on the site
 
 
 def _chapter(root: pathlib.Path, code: str, prose: str) -> None:
