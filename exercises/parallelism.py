@@ -26,8 +26,49 @@ SORT_P, SORT_PARALLEL_S, SORT_SERIAL_S = 16, 2.0, 12.0
 STAGES, TILES = (5e-6, 1e-6, 2e-6), 500
 
 
-register("parallelism-1", CH, "Largest speed-up Amdahl allows with a serial fraction of 0.02.",
-         lambda: parallel.amdahl(0.02, math.inf), unit="x", hint="The limit is 1/f.")
+#: Exercise 1's offload: the share of the time moved to the GPU, and how much faster it runs.
+OFFLOAD_SHARE, OFFLOAD_GAIN = 0.8, 20.0
+#: Exercise 15's tree sum: elements and lanes (powers of two).
+SUM_N, SUM_LANES = 2 ** 26, 2 ** 14
+
+
+def offload_speedup(share: float, gain: float) -> float:
+    """Amdahl's law in its offload form: the overall speed-up when a fraction ``share``
+    (0..1) of the time runs ``gain`` times faster and the rest is unchanged."""
+    share = _check.fraction("share", share)
+    gain = _check.positive("gain", gain)
+    return 1 / ((1 - share) + share / gain)
+
+
+def toll_serial_fraction(toll: float, kernel: float, overlapped: bool) -> float:
+    """The share of a kernel's time (seconds in, a fraction 0..1 out) that its launch toll
+    makes serial. Launched and waited for (``overlapped`` false): toll / (toll + kernel).
+    Queued or replayed from a graph, in a long stream of kernels, the CPU issues the next
+    launch while the GPU runs this kernel, so each kernel costs max(toll, kernel) and only
+    the part of the launch the kernel does not cover, max(0, toll - kernel), is serial."""
+    toll = _check.non_negative("toll", toll)
+    kernel = _check.positive("kernel", kernel)
+    if not overlapped:
+        return parallel.serial_fraction(toll, kernel)
+    return max(0.0, toll - kernel) / max(toll, kernel)
+
+
+def brent_steps(n: int, lanes: int) -> float:
+    """Brent's upper bound W/p + D, in steps, for a tree sum of ``n`` numbers on ``lanes``
+    lanes: work n - 1 additions, span ceil(log2 n) levels."""
+    n, lanes = _check.count("n", n), _check.count("lanes", lanes)
+    return (n - 1) / lanes + math.ceil(math.log2(n))
+
+
+register("parallelism-1", CH,
+         "Overall speed-up when 80% of a pipeline's time moves to a GPU that runs it 20x faster.",
+         lambda: offload_speedup(OFFLOAD_SHARE, OFFLOAD_GAIN), unit="x",
+         hint="S = 1 / ((1 - q) + q / k).")
+
+register("parallelism-15", CH,
+         "Brent's upper bound, in steps, for a tree sum of 2^26 floats on 2^14 lanes.",
+         lambda: brent_steps(SUM_N, SUM_LANES), unit="steps", rel_tol=0.005,
+         hint="W / p + D with W = n - 1 additions and D = log2 n levels.")
 
 
 def fma_peak_share(warps_per_sm: int = WARPS_PER_SM, chains: int = FMA_CHAINS,

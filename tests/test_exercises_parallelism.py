@@ -1,10 +1,12 @@
 """Each numeric answer of "The mathematics of parallelism" against plain arithmetic from the
 source notes' numbers (never perfmodel's output copied)."""
+import pytest
+
 from exercise_checks import chapter_checks
 
 EXPECTED = {
-    # 004 exercise 1: 1 / 0.02
-    "parallelism-1": 50.0,
+    # Amdahl's offload form: 80% of the time 20x faster, 20% unchanged
+    "parallelism-1": 1 / (0.2 + 0.8 / 20),
     # 5 warps x 32 threads x 2 chains = 320 FMAs in flight per SM; Little's law: 320 / 4
     # cycles = 80 FMAs a cycle, against the SM's 128 lanes
     "parallelism-2": (5 * 32 * 2 / 4) / 128,
@@ -28,9 +30,37 @@ EXPECTED = {
     "parallelism-12": (1 / 51.2 - 1 / 64) * 64 / 63,
     # eight paths inside every warp: eight passes, an eighth of the lanes in each
     "parallelism-13": 1 / 8,
+    # a tree sum of 2^26 on 2^14 lanes: W/p + D = (2^26 - 1) / 2^14 + 26
+    "parallelism-15": (2 ** 26 - 1) / 2 ** 14 + 26,
 }
 
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,
  test_checker_verdicts) = chapter_checks(
     "parallelism", EXPECTED)
+
+
+def test_toll_serial_fraction_waited_for_queued_and_graph():
+    """Waited for: t0 / (t0 + tk). Queued or graph launches overlap the kernel before: only
+    max(0, t0 - tk) of each max(t0, tk) is serial (the pipeline's steady state)."""
+    from exercises.parallelism import toll_serial_fraction
+
+    assert toll_serial_fraction(10e-6, 100e-6, False) == pytest.approx(10 / 110)
+    assert toll_serial_fraction(10.6e-6, 100e-6, True) == 0.0       # hidden by the kernel
+    assert toll_serial_fraction(10.6e-6, 10e-6, True) == pytest.approx(0.6 / 10.6)
+    assert toll_serial_fraction(1e-6, 10e-6, True) == 0.0
+    with pytest.raises(ValueError, match="kernel"):
+        toll_serial_fraction(1e-6, 0.0, True)
+    with pytest.raises(ValueError, match="toll"):
+        toll_serial_fraction(-1e-6, 1e-6, False)
+
+
+def test_offload_speedup_and_its_bad_input():
+    from exercises.parallelism import offload_speedup
+
+    assert offload_speedup(0.6, 19) == pytest.approx(1 / (0.4 + 0.6 / 19))
+    assert offload_speedup(0.0, 100) == 1.0
+    with pytest.raises(ValueError, match="share"):
+        offload_speedup(1.2, 2)
+    with pytest.raises(ValueError, match="gain"):
+        offload_speedup(0.5, 0)

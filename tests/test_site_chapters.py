@@ -9,7 +9,7 @@ import pytest
 # page, screenshot name, least figures, text that glued numbers put in the prose, exercises
 CHAPTERS = [
     ("chapters/01_why_gpus.html", "why-gpus", 2,
-     ["8.14 TFLOP/s", "383,333", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 14),
+     ["8.14 TFLOP/s", "380,000", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 14),
     # f = 10/110 and its 11x ceiling, Gustafson's 973x, the straggler's 12.8%, the toll table
     ("chapters/02_parallelism.html", "parallelism", 1,
      ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 14),
