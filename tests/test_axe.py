@@ -116,7 +116,7 @@ def test_axe_reports_what_it_should(axe_tabs):
     against the 4.5:1 WCAG AA asks of body text) and a button that shows "Send" but is
     named "Go" (label-content-name-mismatch, serious, the rule the test turns on)."""
     tab = axe_tabs[WIDTHS[0]]
-    tab.set_content('<html lang="en"><head><title>t</title></head><body><main>'
+    tab.set_content('<html lang="en"><head><title>t</title></head><body><main><h1>t</h1>'
                     '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                     '<p style="color:#aaa;background:#fff">faint text</p>'
                     '<button aria-label="Go">Send</button></main></body></html>')
