@@ -1,5 +1,5 @@
-"""axe-core over every page of the built site: 0 serious and 0 critical violations, in the
-light and the dark theme, at 1280 px (desktop, sidebars shown) and 760 px (narrow: the
+"""axe-core over every page of the built site: 0 violations of any impact (minor, moderate,
+serious or critical), in the light and the dark theme, at 1280 px (desktop, sidebars shown) and 760 px (narrow: the
 theme folds its sidebars into drawers).
 
 axe-core comes from the npm registry at the version package-lock.json pins (`make axe`, which
@@ -10,7 +10,9 @@ the dark run follows the light one on the same page, switched as the theme's own
 switches it (data-theme on <html>), without a reload.
 
 A failure lists, per theme, each rule with its impact and the nodes (CSS selector and a
-snippet of their markup) that break it. Moderate and minor findings do not fail the test.
+snippet of their markup) that break it. axe-core is pinned at its newest 4.x release
+(4.14.1): a newer axe finds what an older one let pass (4.14 flags the theme
+button's icon titles, which 4.11 did not).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ pytestmark = pytest.mark.browser
 
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = (1280, 760)
-FAILING = ("serious", "critical")
+FAILING = ("minor", "moderate", "serious", "critical")  # every impact fails
 
 #: Every page of the site: chapters, the landing page, the appendix, search and the index
 #: (index.html is only a redirect to intro.html; _static and _sources hold no pages).
@@ -75,7 +77,7 @@ def axe_tabs(browser, server, axe_source):
 
 
 def audit(tab) -> list[dict]:
-    """The serious and critical violations axe-core finds in the tab's current document."""
+    """The violations (of any impact) axe-core finds in the tab's current document."""
     return [v for v in tab.evaluate(RUN_AXE) if v["impact"] in FAILING]
 
 
@@ -114,7 +116,7 @@ def test_axe_reports_what_it_should(axe_tabs):
     against the 4.5:1 WCAG AA asks of body text) and a button that shows "Send" but is
     named "Go" (label-content-name-mismatch, serious, the rule the test turns on)."""
     tab = axe_tabs[WIDTHS[0]]
-    tab.set_content('<html lang="en"><head><title>t</title></head><body><main>'
+    tab.set_content('<html lang="en"><head><title>t</title></head><body><main><h1>t</h1>'
                     '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                     '<p style="color:#aaa;background:#fff">faint text</p>'
                     '<button aria-label="Go">Send</button></main></body></html>')
@@ -126,7 +128,7 @@ def test_axe_reports_what_it_should(axe_tabs):
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("page", PAGES)
-def test_no_serious_or_critical_violation(axe_tabs, server, page, width):
+def test_no_violation(axe_tabs, server, page, width):
     tab = axe_tabs[width]
     tab.goto(f"{server}/{page}", wait_until="load")
     n = tab.locator(".book-figure").count()

@@ -77,7 +77,7 @@ def test_far_miss_is_wrong_with_a_hint(ex):
 
 MALFORMED = [
     ("a string", "about four", "not the text"),
-    ("a string with a unit", "4.2 TB/s", "without its unit"),
+    ("a string with a unit it does not know", "4.2 T$", "not a unit the checker knows"),
     ("an empty string", "  ", "no answer given"),
     ("None", None, "no answer given"),
     ("NaN", float("nan"), "not a finite number"),

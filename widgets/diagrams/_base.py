@@ -222,12 +222,13 @@ class Diagram(View):
 
     def static_html(self, fig=None) -> str:
         """The figure wrapped in a <figure>: a visible caption, and a description that
-        screen readers read (aria-describedby) and sighted readers need not."""
+        screen readers read (aria-describedby) and sighted readers need not. The figure
+        keeps its own role, figure (axe-core 4.14: role="group" is not allowed on it)."""
         body = super().static_html(fig)
         cap, desc = self.alt_text()
         uid = f"{self.name}-desc-{id(self):x}"
         # Inline styles too: a notebook page has none of the site's book.css.
-        return (f'<figure class="book-diagram" role="group" aria-label="{_html.escape(cap)}" '
+        return (f'<figure class="book-diagram" aria-label="{_html.escape(cap)}" '
                 f'aria-describedby="{uid}" style="margin:0 0 1rem 0">{body}'
                 f'<figcaption class="book-diagram-caption" style="font-size:0.9em">'
                 f'{_html.escape(cap)}</figcaption>'
