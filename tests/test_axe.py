@@ -21,7 +21,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, SITE
+from conftest import ROOT, SITE, bounded
 
 pytestmark = pytest.mark.browser
 
@@ -78,7 +78,8 @@ def axe_tabs(browser, server, axe_source):
 
 def audit(tab) -> list[dict]:
     """The violations (of any impact) axe-core finds in the tab's current document."""
-    return [v for v in tab.evaluate(RUN_AXE) if v["impact"] in FAILING]
+    return [v for v in tab.evaluate(bounded(RUN_AXE, "axe-core's audit of the page", 120))
+            if v["impact"] in FAILING]
 
 
 def body_luminance(tab) -> float:
