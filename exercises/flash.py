@@ -10,7 +10,6 @@ import math
 from perfmodel import _check, hierarchy, machines, ops, roofline, softmax
 
 from .registry import register
-from .triage import attention_store_over_recompute
 
 CHAPTER = "flash"
 
@@ -64,9 +63,56 @@ def flash_ridge_seq() -> float:
     return machines.get("B200").ridge("fp16_tensor") / per_s
 
 
+def recompute_times(machine="H200", seq: int = BWD_SEQ, head_dim: int = BWD_D,
+                    unit: str = "fp16_tensor") -> dict[str, float]:
+    """Seconds, per head, of the backward pass's two ways to get P back (FP16): ``store``,
+    writing the S x S probabilities and reading them again (4 S^2 bytes at the DRAM
+    bandwidth); ``matmul``, recomputing Q K^T (2 S^2 d FLOPs on the tensor cores); and
+    ``exp``, its S^2 exponentials on the SFUs (counted at the clock the tensor peak is
+    quoted at, as :func:`perfmodel.softmax.exp_bound_fraction` does)."""
+    m = machines.get(machine)
+    seq, head_dim = _check.count("seq", seq), _check.count("head_dim", head_dim)
+    s2 = float(seq) ** 2
+    store = ops.Op("store and reload P", 0.0, 2 * s2 * ops.dtype_bytes("fp16"), "fp16")
+    recompute = ops.Op("recompute Q K^T", 2 * s2 * head_dim, 0.0, "fp16")
+    return {"store": roofline.memory_time(m, store),
+            "matmul": roofline.compute_time(m, recompute, unit=unit),
+            "exp": s2 / softmax.exp_rate(m, m.peak_clock(unit))}
+
+
+def store_over_recompute(machine="H200", seq: int = BWD_SEQ, head_dim: int = BWD_D,
+                         overlap: bool = False) -> float:
+    """How many times longer storing P takes than recomputing it: recompute is the matrix
+    product then its exponentials (``overlap=False``), or the longer of the two when one
+    hides the other (``overlap=True``, FlashAttention-3's scheduling)."""
+    if not isinstance(overlap, bool):
+        raise ValueError(f"overlap must be True or False, got {overlap!r}")
+    t = recompute_times(machine, seq, head_dim)
+    redo = max(t["matmul"], t["exp"]) if overlap else t["matmul"] + t["exp"]
+    return t["store"] / redo
+
+
+def break_even_head_dim(machine="H200", overlap: bool = False,
+                        unit: str = "fp16_tensor") -> float:
+    """Head dimension at which recomputing P (FP16) stops paying: 4/B = 2d/F + 1/E
+    (serial; F/E tensor FLOPs per exponential) gives d = (4F/B - F/E) / 2; with overlap
+    the exponentials hide while they are shorter, and d = 2F/B."""
+    m = machines.get(machine)
+    ridge = m.ridge(unit)
+    per_exp = m.peak_flops(unit) / softmax.exp_rate(m, m.peak_clock(unit))
+    return 2 * ridge if overlap else (4 * ridge - per_exp) / 2
+
+
 def store_over_recompute_h200() -> float:
-    """Writing and re-reading the S x S FP16 probabilities over recomputing Q K^T."""
-    return attention_store_over_recompute("H200", BWD_SEQ, BWD_D)
+    """flash-8: storing P over recomputing it, the exponentials after the product."""
+    return store_over_recompute("H200", BWD_SEQ, BWD_D)
+
+
+def backward_matmul_time() -> float:
+    """flash-15: the backward pass's five attention matrix products (Q K^T again, dV, dP,
+    dQ, dK: 5 x 2 S^2 d FLOPs a head) at the H200's datasheet FP16 tensor peak, seconds."""
+    flops = BIG_HEADS * 5 * 2 * float(BWD_SEQ) ** 2 * BWD_D
+    return flops / machines.get("H200").peak_flops("fp16_tensor")
 
 
 def block_sram_kib() -> float:
@@ -137,9 +183,11 @@ register("flash-7", CHAPTER,
          hint="In FP16 the flash intensity is 4 S^2 d / (8 S d) = S / 2.")
 register("flash-8", CHAPTER,
          "Backward pass on an H200, S = 8192, d = 128, FP16: the time to write and re-read the "
-         "S x S probabilities over the time to recompute Q K^T on the tensor cores.",
+         "S x S probabilities over the time to recompute them (Q K^T on the tensor cores, then "
+         "S^2 exponentials on the SFUs, one after the other).",
          store_over_recompute_h200, unit="x",
-         hint="Store: 2 S^2 x 2 bytes at 4.8 TB/s. Recompute: 2 S^2 d FLOPs at 989 TFLOP/s.")
+         hint="Store: 2 S^2 x 2 bytes at 4.8 TB/s. Recompute: 2 S^2 d FLOPs at 989 TFLOP/s "
+              "plus S^2 exponentials at 132 SMs x 16 a clock x 1.83 GHz.")
 register("flash-9", CHAPTER,
          "On-chip memory of one FlashAttention block with 128 query rows, 64 keys per tile, "
          "d = 64: FP16 Q, K, V tiles; FP32 scores, output accumulator, m and l. In KiB.",
@@ -161,6 +209,11 @@ register("flash-13", CHAPTER,
          lambda: DEC_HEADS * 2 * DEC_SEQ * DEC_D * FP16 / machines.get("H200").bandwidth("dram"),
          unit="s",
          hint="The cache is read once: heads x 2 x S x d x 2 bytes, over the bandwidth.")
+register("flash-15", CHAPTER,
+         "The backward pass of attention, 32 heads, S = 8192, d = 128, FP16, on an H200: the "
+         "least time of its tensor-core matrix products at the datasheet 989 TFLOP/s, seconds.",
+         backward_matmul_time, unit="s",
+         hint="Five products of 2 S^2 d FLOPs a head: Q K^T recomputed, dV, dP, dQ, dK.")
 register("flash-14", CHAPTER,
          "FlashAttention's key-block rows B_c = ceil(M / 4d) for 163 KiB of FP16 shared memory "
          "and d = 128.",

@@ -83,6 +83,25 @@ HAND = {
     "flash-4": lambda p: p["heads"] * (p["seq"] * p["d"] * 2 + 4 * p["seq"]),
     # nb blocks a side; the nb (nb - 1) / 2 pairs above the diagonal are all masked
     "flash-11": lambda p: (lambda nb: (nb - 1) / (2 * nb))(p["seq"] // p["block"]),
+    # --- chapters 9-11 (part2b) ---
+    # (B w + S (D - w)) / D = (1 + e) S  ->  D = w (B - S) / (e S)
+    "moves-6": lambda p: (p["window_ms"] * 1e-3 * (p["burst"] - p["sustained"])
+                          / (p["excess_pct"] / 100 * p["sustained"])),
+    # per score: 4 bytes stored and re-read, against 2d tensor FLOPs plus one exponential
+    # on 132 SMs x 16 SFU lanes at the 1.83 GHz the tensor peak is quoted at
+    "flash-8": lambda p: (4 / 4.8e12) / (2 * p["d"] / 989e12 + 1 / (132 * 16 * 1.83e9)),
+    "flash-13": lambda p: p["heads"] * 2 * p["seq"] * p["d"] * 2 / DRAM["H200"],
+    "flash-15": lambda p: p["heads"] * 5 * 2 * p["seq"] ** 2 * p["d"] / TENSOR16["H200"],
+    # NVLink 3/4/5 each way: 12 x 25, 18 x 25, 18 x 50 GB/s; 2(n-1) steps of 5 us
+    "comm-1": lambda p: (2 * (p["n"] - 1) * 5e-6 + 2 * (p["n"] - 1) / p["n"] * p["gib"] * 2 ** 30
+                         / {"A100": 300e9, "H200": 450e9, "B200": 900e9}[p["gpu"]]),
+    "comm-2": lambda p: p["mib"] * 2 ** 20 / (p["ms"] * 1e-3) * (p["n"] - 1) / p["n"],
+    # T* = F (n-1) b / (2 n beta), b = 2 bytes
+    "comm-4": lambda p: (TENSOR16[p["gpu"]] * (p["n"] - 1) * 2
+                         / (2 * p["n"] * {"A100": 300e9, "H200": 450e9, "B200": 900e9}[p["gpu"]])),
+    "comm-8": lambda p: (2 * (p["n"] - 1) * 5e-6
+                         + 2 * (p["n"] - 1) / p["n"] * p["mib"] * 2 ** 20 / 450e9),
+    "comm-10": lambda p: 2 * p["tokens"] * p["n"] / ((p["n"] - 1) * p["bytes"]),
 }
 IDS = variants.ids()
 STUDENTS = [f"student-{k}" for k in range(40)]
