@@ -53,6 +53,9 @@ STEPS: dict[str, Step] = {
     "machine": Step((PY, "-m", "labs.part2a_on_device", "--out", "{w}"), 240,
                     "chapters 6-8's machine as it behaves: SASS, L2 fetch granularity, store "
                     "sectors under ncu"),
+    "power_model": Step((PY, "-m", "labs.power_model_time", "--out", "{w}"), 200,
+                        "idle power, the FMA loop and FP32/FP16 matmuls under NVML, no GPU "
+                        "setting changed: labs/results/<gpu>/power_model.json"),
     "fma_variants": Step((PY, "-m", "labs.fma_variants_time", "--out", "{w}", "--repeat", "3",
                           "--hold", "2"), 120,
                          "the FMA-peak variants: labs/results/<gpu>/fma_variants.json"),

@@ -10,7 +10,7 @@ seconds draw different power at the same settings, because small ones leave gaps
 fewer FLOPs a cycle. Those that stay under the limit at the top clock fix a and e (a straight
 line of (W - W_idle)/f against R/f); the model then predicts, for each product that hit the
 limit, the clock it should have held, from its own FLOPs a cycle alone. The recorded run is
-made by ``scripts/power_model_on_device.py`` (``labs/results/<gpu>/power_model.json``).
+made by ``labs/power_model_time.py`` (``labs/results/<gpu>/power_model.json``).
 """
 from __future__ import annotations
 

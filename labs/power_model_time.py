@@ -1,6 +1,7 @@
 """Record the runs that test chapter 9's power model, on one GPU, at its own settings.
 
-    python3 scripts/power_model_on_device.py --out $OUT      # from the repository root
+    python3 -m labs.power_model_time --out $OUT      # from the repository root
+    (or the device runner's step: python3 -m labs.device --out $OUT power_model)
 
 Nothing is changed on the GPU (no power limit, no locked clock): the runs differ only in
 the work. It samples the idle board power for 15 s, then holds an FMA loop (FP32 lanes), an
@@ -20,7 +21,6 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from labs import ceilings, common, results  # noqa: E402
 from labs.gpu import NvmlSampler, nvml_problem  # noqa: E402
