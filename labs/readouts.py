@@ -189,9 +189,10 @@ def _ops_on_roof(r: dict) -> list[Row]:
             _fmt(units.flops, s.get("tensor_fp16_flops")),
             _model(m, lambda m: units.flops(m.peak_flops("fp16_tensor"))),
             "model: datasheet, dense"),
-        Row("Elementwise ops (add, ReLU, multiply-add): share of the memory roof",
+        Row("Elementwise ops (add, ReLU, multiply-add): share of the copy's rate",
             _elementwise_share(r), units.percent(1.0),
-            "the roof is this run's copy; above 100%, the op streamed faster than that copy"),
+            "the copy is a reference line, not a bound: above 100%, the op streamed "
+            "faster than that copy (the datasheet bandwidth is the bound)"),
     ]
 
 
@@ -472,8 +473,8 @@ READOUTS: dict[str, Readout] = {
                          "it ran at, and the copy beside the datasheet: those two measured "
                          "roofs set the ridge where the knob's time starts to rise."),
     "ops_on_roof": Readout(_ops_on_roof, "Look at the elementwise ops: with almost no "
-                           "arithmetic they reach about the memory roof, while the measured "
-                           "peaks sit below the datasheet's."),
+                           "arithmetic they stream at about the copy's rate, while the measured "
+                           "rates sit below the datasheet's bounds."),
     "linear_batch": Readout(_linear_batch, "Look at the batch where the layer turns "
                             "compute-bound: below it, extra inputs ride on weights already "
                             "read, so they cost almost nothing."),
