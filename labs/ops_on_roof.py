@@ -201,7 +201,7 @@ def plot(results: list[dict]):
         held = _held_tensor_rate(r)
         if held:
             p.model(fig, [held / s["copy_bandwidth"], 4096], [held, held],
-                    "reference line: FP16 tensor rate held for seconds (clocks lab)",
+                    "reference line: FP16 tensor rate held (clocks lab)",
                     col=1, dash="dashdot")
     taken = set()
     for k, (family, test) in enumerate(FAMILIES):
