@@ -11,8 +11,10 @@ together three times the L2 (so the weights come from DRAM each time and the hos
 cost stays out of the figure).
 
 What the model predicts: t(b) = max(F(b)/P, D(b)/B), flat while memory-bound and rising
-linearly past the batch where the intensity equals the FP16 ridge P/B, with B the copy
-bandwidth and P the rate of a large FP16 matmul, both measured here. The measured bend is
+linearly past the batch where the intensity equals the FP16 ridge P/B. With the
+datasheet's P and B that is a bound no layer beats; with B the copy bandwidth and P the
+rate of a large FP16 matmul, both measured here, it is a reference another kernel may
+pass (a short burst can outrun the long matmul that set P). The measured bend is
 where the two measured asymptotes cross: b* = b_max x t(1) / t(b_max).
 
 Quick mode sweeps b = 1..1024 with 10 timed launches each. On a T4 (quick): about 4 s
@@ -80,9 +82,12 @@ def run(quick: bool = False, max_batch: int | None = None) -> dict:
 
 
 def plot(results: list[dict]):
-    """Time per layer against batch for each run, the model from the measured roofs dashed,
-    and each run's bend marked as a vertical line."""
+    """Time per layer against batch for each run; the bound from the datasheet roofs
+    (dashed: no layer can beat it); the same model from the run's measured reference rates
+    (dotted: a copy and one large FP16 matmul, rates another kernel may pass, so a point may
+    sit under this line); and each run's measured bend as a vertical line."""
     from . import plotting as p
+    from .readouts import datasheet
 
     fig = p.figure("A 4096 x 4096 FP16 linear layer: time against batch")
     times = [t for r in results for t in p.column(p.rows(r, kind="linear"), "seconds") if t]
@@ -91,13 +96,20 @@ def plot(results: list[dict]):
         rs = p.rows(r, kind="linear")
         p.points(fig, i, p.column(rs, "batch"), p.column(rs, "seconds"), name,
                  text=p.column(rs, "bound"))
-        s = r["summary"]
-        if i == 0 and rs and s.get("fp16_matmul_flops") and s.get("copy_bandwidth"):
+        s, m = r["summary"], datasheet(r)
+        if i == 0 and rs:
             b = p.column(rs, "batch")
-            p.model(fig, b, [model_seconds(x, s["fp16_matmul_flops"], s["copy_bandwidth"])
-                             for x in b], "model max(F/P, D/B)")
-            if s.get("bend_batch_model"):
-                p.model(fig, [s["bend_batch_model"]] * 2, span, "model's bend", dash="dot")
+            if m is not None and "fp16_tensor" in m.units():
+                p.model(fig, b, [model_seconds(x, m.peak_flops("fp16_tensor"),
+                                               m.bandwidth("dram")) for x in b],
+                        "bound: max(F/P, D/B), datasheet roofs")
+            if s.get("fp16_matmul_flops") and s.get("copy_bandwidth"):
+                p.model(fig, b, [model_seconds(x, s["fp16_matmul_flops"], s["copy_bandwidth"])
+                                 for x in b],
+                        "reference: the same, at this run's copy and matmul rates", dash="dot")
+                if s.get("bend_batch_model"):
+                    p.model(fig, [s["bend_batch_model"]] * 2, span, "reference's bend",
+                            dash="dot")
         if s.get("bend_batch_measured"):
             p.points(fig, i, [s["bend_batch_measured"]] * 2, span, f"{name}: measured bend",
                      mode="lines")

@@ -12,8 +12,11 @@ figure is its GPU time, not the host's launch cost.
 What the model predicts: min(P, I x B) for each op at its intensity, with B the copy
 bandwidth and P the FP32 FMA peak measured in this run, and for FP16 matmuls, convolution,
 attention and the linear layer the FP16 tensor rate of the largest FP16 matmul here.
-Elementwise ops should reach most of the memory roof; a small matmul does too little work
-to fill the GPU and sits far below its roof.
+Elementwise ops should reach about the copy's rate; a small matmul does too little work
+to fill the GPU and sits far below its roof. The copy, the FMA kernel and the fastest FP16
+matmul are single kernels' rates, references another op may pass (and the fastest matmul
+is a point of the sweep itself): the plot draws them as reference lines and judges each
+op against the datasheet bound instead (:func:`datasheet_share`).
 
 Quick mode: 2^26-element elementwise ops and matmuls up to 4096. On a T4 (quick): about
 9 s (:func:`labs.budget.estimate`, at 230 GB/s and 6.8 / 21 TFLOP/s: 17 ops of 1-40 ms,
@@ -146,27 +149,60 @@ def _dot_text(name: str) -> str:
     return name.split()[1] if name.startswith("matmul") else ""
 
 
+def datasheet_share(row: dict, machine) -> float | None:
+    """An op's measured FLOP/s over its datasheet bound min(P, I x B) on ``machine`` (P of
+    the row's unit, B the DRAM's): a fraction no correct timing exceeds. None where the row
+    lacks its intensity, rate or unit, or the machine lacks that unit."""
+    unit, intensity, flops = row.get("unit"), row.get("intensity"), row.get("flops")
+    if machine is None or not unit or not intensity or not flops or unit not in machine.units():
+        return None
+    return flops / min(machine.peak_flops(unit), intensity * machine.bandwidth("dram"))
+
+
+def _held_tensor_rate(result: dict) -> float | None:
+    """The FP16 tensor rate the clocks lab held for seconds on the same GPU, if recorded: a
+    measured reference independent of the sweep it is drawn over."""
+    from .results import load
+
+    slug = result.get("context", {}).get("gpu_slug")
+    try:
+        return load("clocks", slug)["summary"].get("tensor_fp16_flops") if slug else None
+    except ValueError:
+        return None
+
+
 def plot(results: list[dict]):
-    """Top: each op of the run shown at its intensity against the measured FP32 and FP16
-    roofs, one colour per family. Bottom: the percent of its roof each op reached, per run
-    (100% = the roof measured in that run: the copy kernel's bandwidth, the FMA kernel's
-    and the largest FP16 matmul's rate)."""
+    """Top: each op of the run at its intensity, under the datasheet roofs (the bounds,
+    dashed) and beside the run's measured reference lines (dotted: the copy kernel's
+    bandwidth and the FMA kernel's rate; dash-dot: the FP16 tensor rate the clocks lab held
+    for seconds on the same GPU). A measured line is one kernel's rate, so another kernel
+    may pass it; none is computed from the ops it is drawn over. Bottom: the percent of its
+    datasheet bound each op reached, per run (a run that gives only shares of its own
+    measured roofs, like the T4 reference, says so in the legend)."""
     import plotly.graph_objects as go
 
     from . import plotting as p
+    from .readouts import datasheet
 
     fig = p.figure("Real operations on the roofline", rows=2, cols=1, height=900,
                    row_heights=[0.5, 0.5],
-                   subtitles=("FLOP/s at compulsory-traffic intensity", "percent of its roof"))
+                   subtitles=("FLOP/s at compulsory-traffic intensity",
+                              "percent of the datasheet bound"))
     i, r, name = next(p.each(results))
     ops_rows = p.rows(r, kind="op")
-    s = r["summary"]
-    if s.get("copy_bandwidth"):
-        for unit, key in (("FP32", "fma_flops"), ("FP16 tensor", "tensor_fp16_flops")):
-            if s.get(key):
-                p.roof(fig, s[key], s["copy_bandwidth"], f"{unit} roof, measured", col=1)
-                fig.data[-1].update(xaxis="x", yaxis="y", showlegend=unit == "FP32",
-                                    name="measured roofs (FP32, FP16 tensor)")
+    s, m = r["summary"], datasheet(r)
+    if m is not None:
+        for k, unit in enumerate(u for u in ("fp32", "fp16_tensor") if u in m.units()):
+            p.roof(fig, m.peak_flops(unit), m.bandwidth("dram"),
+                   "bounds: datasheet roofs (FP32, FP16 tensor)", col=1, showlegend=k == 0)
+    if s.get("copy_bandwidth") and s.get("fma_flops"):
+        p.roof(fig, s["fma_flops"], s["copy_bandwidth"],
+               "reference lines: this run's copy and FMA kernel", col=1, dash="dot")
+        held = _held_tensor_rate(r)
+        if held:
+            p.model(fig, [held / s["copy_bandwidth"], 4096], [held, held],
+                    "reference line: FP16 tensor rate held (clocks lab)",
+                    col=1, dash="dashdot")
     taken = set()
     for k, (family, test) in enumerate(FAMILIES):
         rs = [x for x in ops_rows if x["op"] not in taken and test(x["op"]) and x.get("intensity")]
@@ -183,15 +219,21 @@ def plot(results: list[dict]):
             customdata=p.column(rs, "op"), hovertemplate="%{customdata}: %{y:.3s}FLOP/s<extra></extra>",
             marker=dict(color=c, size=9 if k < 4 else 11, symbol=SYMBOLS[k])), row=1, col=1)
     for i, r, name in p.each(results):
-        rs = [x for x in p.rows(r, kind="op") if x.get("fraction_of_roof") is not None]
-        fig.add_trace(go.Bar(y=p.column(rs, "op"), x=[100 * f for f in p.column(rs, "fraction_of_roof")],
-                             orientation="h", name=f"{name}: % of its roof",
+        m = datasheet(r)
+        rs = [(x["op"], datasheet_share(x, m)) for x in p.rows(r, kind="op")]
+        what = "% of the datasheet bound"
+        if not any(v is not None for _, v in rs):   # only shares of the run's own roofs
+            rs = [(x["op"], x.get("fraction_of_roof")) for x in p.rows(r, kind="op")]
+            what = "% of its measured roofs"
+        rs = [(op, v) for op, v in rs if v is not None]
+        fig.add_trace(go.Bar(y=[op for op, _ in rs], x=[100 * v for _, v in rs],
+                             orientation="h", name=f"{name}: {what}",
                              marker_color=p.COLORS[i % len(p.COLORS)],
                              hovertemplate="%{y}: %{x:.0f}%<extra></extra>"), row=2, col=1)
     fig.add_vline(x=100, line=dict(color="#7f7f7f", dash="dot", width=1), row=2, col=1)
     p.axes(fig, "intensity (FLOP/byte)", "FLOP/s", row=1, col=1)
-    p.axes(fig, "% of its roof (past 100%: faster than the kernel that set the roof)", "", xlog=False, ylog=False, row=2, col=1,
-           xunit="")
+    p.axes(fig, "% of the roof the legend names (100% = that roof)", "", xlog=False,
+           ylog=False, row=2, col=1, xunit="")
     fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=11), row=2, col=1)
     fig.update_layout(barmode="group", bargap=0.25, margin=dict(l=150))
     return p.finish(fig)

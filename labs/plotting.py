@@ -235,11 +235,13 @@ def model(fig, x, y, name: str, col: int | None = None, showlegend: bool = True,
 
 
 def roof(fig, peak: float, bandwidth: float, name: str, lo: float = 1 / 64, hi: float = 4096,
-         col: int | None = None):
-    """The roofline min(peak, I x bandwidth) over intensities lo..hi (FLOP/byte)."""
+         col: int | None = None, dash: str = "dash", showlegend: bool = True):
+    """The roofline min(peak, I x bandwidth) over intensities lo..hi (FLOP/byte), grey:
+    dashed for a datasheet bound, ``dash="dot"`` for a measured reference line."""
     ridge = peak / bandwidth
     xs = np.unique(np.clip([lo, ridge, hi], lo, hi))
-    return model(fig, xs, np.minimum(peak, xs * bandwidth), name, col=col)
+    return model(fig, xs, np.minimum(peak, xs * bandwidth), name, col=col, dash=dash,
+                 showlegend=showlegend)
 
 
 def each(results: list[dict]):

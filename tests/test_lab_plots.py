@@ -68,3 +68,77 @@ def test_the_runs_series_are_told_apart_by_colour(name):
             assert key not in seen, \
                 f"{name}: {tr.name!r} and {seen[key]!r} share a colour in one panel"
             seen[key] = tr.name
+
+
+# ------------------------------------------ roofs that are bounds, references that are not
+
+def _trace(fig, start):
+    return [tr for tr in fig.data if (tr.name or "").startswith(start)]
+
+
+def test_ops_on_roof_judges_each_op_against_the_datasheet_bound():
+    """The H200 run's ops as a share of min(P, I x B) from the H200 datasheet (FP32 66.9
+    TFLOP/s, dense FP16 tensor 989 TFLOP/s, 4.8 TB/s): every share is at most 1, though
+    the add beat the run's own copy (its recorded fraction_of_roof is above 1)."""
+    from labs import ops_on_roof
+    from perfmodel import machines
+
+    r = labs.load("ops_on_roof", "H200")
+    h200 = machines.get("H200")
+    add = next(x for x in r["rows"] if x.get("op") == "add")
+    assert add["fraction_of_roof"] > 1                       # past the copy reference
+    assert ops_on_roof.datasheet_share(add, h200) == pytest.approx(
+        add["flops"] / (4.8e12 / 12), rel=1e-9)              # 1 FLOP per 12 bytes
+    mm = next(x for x in r["rows"] if x.get("op") == "matmul 4096 fp16")
+    assert mm["fraction_of_roof"] == 1.0                     # the sweep's own fastest point
+    assert ops_on_roof.datasheet_share(mm, h200) == pytest.approx(mm["flops"] / 989e12, rel=1e-3)
+    shares = [ops_on_roof.datasheet_share(x, h200) for x in r["rows"] if x.get("kind") == "op"]
+    assert all(s is not None and 0 < s <= 1 for s in shares)
+    assert ops_on_roof.datasheet_share(add, None) is None
+    assert ops_on_roof.datasheet_share({"op": "x", "unit": None}, h200) is None
+
+
+def test_ops_on_roof_draws_references_apart_from_the_bounds():
+    """Top panel: the datasheet bounds (dashed) reach 989 TFLOP/s; the measured references
+    (dotted) are the run's copy and FMA rates; the FP16 reference is the clocks lab's held
+    rate, not the fastest matmul of the sweep it is drawn over."""
+    from labs import ops_on_roof
+
+    r = labs.load("ops_on_roof", "H200")
+    fig = ops_on_roof.plot(labs.list_recorded("ops_on_roof"))
+    bounds = _trace(fig, "bounds: datasheet")
+    assert bounds and all(tr.line.dash == "dash" for tr in bounds)
+    assert max(max(tr.y) for tr in bounds) == pytest.approx(989e12, rel=1e-3)
+    ref = _trace(fig, "reference lines: this run's copy")
+    assert len(ref) == 1 and ref[0].line.dash == "dot"
+    assert max(ref[0].y) == pytest.approx(r["summary"]["fma_flops"])
+    held = _trace(fig, "reference line: FP16 tensor rate held")
+    assert len(held) == 1
+    clocks = labs.load("clocks", "H200")["summary"]["tensor_fp16_flops"]
+    assert list(held[0].y) == [clocks, clocks]
+    assert clocks < r["summary"]["tensor_fp16_flops"]     # the sweep's burst passes it
+    assert not any(max(tr.y or [0]) == r["summary"]["tensor_fp16_flops"]
+                   for tr in fig.data if tr.type == "scatter" and tr.mode == "lines")
+    bars = [tr for tr in fig.data if tr.type == "bar"]
+    assert bars[0].name.endswith("% of the datasheet bound") and max(bars[0].x) <= 100
+    assert bars[1].name.endswith("% of its measured roofs")   # the T4 note gives only those
+
+
+def test_linear_batch_draws_the_datasheet_bound_under_every_point():
+    """The layer's datasheet floor max(F/P, D/B) at 989 TFLOP/s and 4.8 TB/s lies under
+    every measured time; the reference from the run's 8192^3 matmul rate does not (batch
+    2048 ran faster than that matmul's rate), which is why it is drawn as a reference."""
+    from labs import linear_batch
+    from perfmodel import ops
+
+    r = labs.load("linear_batch", "H200")
+    fig = linear_batch.plot(labs.list_recorded("linear_batch"))
+    (bound,) = _trace(fig, "bound: max(F/P, D/B)")
+    (ref,) = _trace(fig, "reference: the same")
+    assert ref.line.dash == "dot" and bound.line.dash == "dash"
+    rows = [x for x in r["rows"] if x["kind"] == "linear"]
+    for x, floor in zip(rows, bound.y):
+        op = ops.linear(x["batch"], 4096, 4096, "fp16")
+        assert floor == pytest.approx(max(op.flops / 989.4e12, op.bytes / 4.8e12), rel=2e-3)
+        assert x["seconds"] > floor
+    assert any(x["seconds"] < m for x, m in zip(rows, ref.y))

@@ -308,3 +308,23 @@ def test_paradox_h200_breakeven_model_from_the_runs_roofs():
     page = readouts.table_html("paradox", [r])
     assert _row(page, "Smallest n x n matmul")[2] == f"n = {expected['matmul']:,}"
     assert _row(page, "Smallest vector add")[2] == f"n = {expected['add']:,}"
+
+
+def test_ops_on_roof_readout_judges_against_the_bound_and_quotes_no_second_copy():
+    """The H200 run's add, ReLU and multiply-add as a share of the datasheet's 4.8 TB/s
+    slope, each at its own intensity, averaged; the run's own copy and FMA rates (4.14 TB/s,
+    64.2 TFLOP/s) are not printed, since the page quotes the one measured H200's."""
+    r = results.load("ops_on_roof", "H200")
+    ops_ = {x["op"]: x for x in r["rows"] if x.get("kind") == "op"}
+    shares = [ops_[n]["flops"] / (ops_[n]["intensity"] * 4.8e12)
+              for n in ("add", "ReLU", "multiply-add")]
+    page = readouts.table_html("ops_on_roof", [r])
+    row = _row(page, "Share of the datasheet bound")
+    assert row[1:] == [units.percent(sum(shares) / 3), "100%"]
+    assert 0.85 < sum(shares) / 3 < 1
+    assert units.bandwidth(r["summary"]["copy_bandwidth"]) not in page
+    assert units.flops(r["summary"]["fma_flops"]) not in page
+    lin = results.load("linear_batch", "H200")
+    page = readouts.table_html("linear_batch", [lin])
+    assert units.bandwidth(lin["summary"]["copy_bandwidth"]) not in page
+    assert _row(page, "Weights read per second")[2] == "4.8 TB/s"
