@@ -56,6 +56,9 @@ STEPS: dict[str, Step] = {
     "power_model": Step((PY, "-m", "labs.power_model_time", "--out", "{w}"), 200,
                         "idle power, the FMA loop and FP32/FP16 matmuls under NVML, no GPU "
                         "setting changed: labs/results/<gpu>/power_model.json"),
+    "pcie_cpu_add": Step((PY, "-m", "labs.pcie_cpu_add_time", "--out", "{w}"), 120,
+                         "the host's CPU add (preallocated and fresh outputs) against the pinned "
+                         "round trip, chapter 5's lab note: labs/results/<gpu>/pcie_cpu_add.json"),
     "fma_variants": Step((PY, "-m", "labs.fma_variants_time", "--out", "{w}", "--repeat", "3",
                           "--hold", "2"), 120,
                          "the FMA-peak variants: labs/results/<gpu>/fma_variants.json"),

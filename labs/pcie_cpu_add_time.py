@@ -14,7 +14,7 @@ another day and not provably the same host. This script records, in one run on o
 
 Needs torch with CUDA, nothing else (no plotly, no numba). About a minute on an H200 host:
 
-    python3 scripts/pcie_cpu_add_on_device.py --out $OUT
+    python3 -m labs.pcie_cpu_add_time --out $OUT
 
 writes $OUT/pcie_cpu_add.json. It is a check, not a lab result: the lead decides whether
 labs/pcie.py should time the preallocated add and be re-recorded.
