@@ -148,7 +148,8 @@ def _cuobjdump_sass(kernel) -> str:
     if not os.path.exists(exe):
         raise RuntimeError("cuobjdump not found")
     overload = next(iter(kernel.overloads.values()))
-    cubin = overload.library.get_cubin()
+    library = getattr(overload, "_codelibrary", None) or overload.library
+    cubin = library.get_cubin()
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp, "kernel.cubin")
         path.write_bytes(cubin)
