@@ -109,7 +109,9 @@ TABLE_COUNTERS = {
     "transpose": ("kernel_time", "store_sectors_per_request", "l2_store_sectors",
                   "dram_bytes_read", "dram_bytes_written"),
 }
-SUMMARY_KEYS = ("ncu_version",) + tuple(COUNTERS)
+#: The summary of a run of LESSONS (a run of EXTRA_LESSONS summarises their own counters).
+SUMMARY_KEYS = ("ncu_version",) + tuple(c for c in COUNTERS
+                                        if c not in TABLE_COUNTERS["transpose"])
 #: Seconds one lesson's ncu run may take before it is stopped.
 LESSON_TIMEOUT_S = 240
 ROOT = pathlib.Path(__file__).resolve().parents[1]
