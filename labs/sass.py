@@ -128,16 +128,22 @@ def work_loops(text: str, work: str = "FFMA") -> list[dict]:
     return [loop_summary(b, work) for b in inner]
 
 
-def excerpt(text: str, first: int, last: int, context: int = 0) -> str:
+def excerpt(text: str, first: int, last: int, context: int = 0,
+            max_lines: int | None = None) -> str:
     """The listing's instruction lines with addresses in [first, last] (plus ``context``
-    instructions either side), encodings and comments cut, one per line."""
+    instructions either side), encodings and comments cut, one per line; past
+    ``max_lines``, the first and last halves with one line saying how many were left out."""
     ins, _ = instructions(text)
     idx = [i for i, x in enumerate(ins) if first <= x.address <= last]
     if not idx:
         raise ValueError(f"no instruction between 0x{first:x} and 0x{last:x}")
     lo, hi = max(0, idx[0] - context), min(len(ins), idx[-1] + context + 1)
-    return "\n".join(f"/*{x.address:04x}*/ {(x.predicate + ' ') if x.predicate else ''}"
-                     f"{x.opcode} {x.operands};".replace(" ;", ";") for x in ins[lo:hi])
+    lines = [f"/*{x.address:04x}*/ {(x.predicate + ' ') if x.predicate else ''}"
+             f"{x.opcode} {x.operands};".replace(" ;", ";") for x in ins[lo:hi]]
+    if max_lines is not None and len(lines) > max_lines >= 2:
+        k = max_lines // 2
+        lines = lines[:k] + [f"/* ... {len(lines) - 2 * k} more instructions ... */"] + lines[-k:]
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ on a GPU

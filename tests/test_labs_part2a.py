@@ -123,3 +123,9 @@ def test_divergence_iters_must_be_a_multiple_of_the_inner_loop():
     divergence = importlib.import_module("labs.divergence")
     assert divergence.UNROLL == 32
     assert divergence.loop_reference(1.0, 0, divergence.UNROLL - 1) == 1.0   # rounds down to 0
+
+
+def test_a_long_excerpt_keeps_its_ends():
+    ex = sass.excerpt(NVDISASM, 0x0, 0xa0, max_lines=4).splitlines()
+    assert ex[0].startswith("/*0000*/") and ex[-1].startswith("/*00a0*/")
+    assert ex[2] == "/* ... 7 more instructions ... */" and len(ex) == 5
