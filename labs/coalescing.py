@@ -194,8 +194,10 @@ def _fetch_granularity(x, strides, granularities, threads: int, repeats: int):
                       "predicted_fraction": GATHER_USEFUL / (4 + piece), "predicted": None}
                      for r in gather if r["order"] == "random"]
     finally:
-        if start.get("readback_bytes") is not None:
+        try:
             l2fetch.set_granularity(start["readback_bytes"])
+        except Exception:                          # noqa: BLE001 - the process ends soon anyway
+            pass
     return rows, start
 
 
@@ -228,9 +230,14 @@ def run(quick: bool = False, strides=None, repeats: int | None = None,
     rows += _gather(x_dram, min(2 ** 26, n_dram // 4), threads, repeats, dram_bw)
     fetch = None
     if fetch_granularities:
-        grows, start = _fetch_granularity(x_dram, strides, tuple(fetch_granularities),
-                                          threads, repeats)
+        try:
+            grows, start = _fetch_granularity(x_dram, strides, tuple(fetch_granularities),
+                                              threads, repeats)
+        except Exception as exc:                  # noqa: BLE001 - the rest of the lab stands
+            grows, start = [], None
+            fetch = {"error": f"{type(exc).__name__}: {exc}"}
         rows += grows
+    if fetch_granularities and start is not None:
         fetch = {"default": start, "asked": list(fetch_granularities),
                  "useful_bandwidth": {
                      str(g): {**{str(r["stride"]): r["useful_bandwidth"] for r in grows
