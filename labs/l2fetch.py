@@ -79,36 +79,33 @@ def runtime_candidates() -> list[str]:
     return found
 
 
+def _ctypes_limit(lib, set_name: str, get_name: str, value: int | None) -> int:
+    """Set (unless value is None) and read back the limit through a C library's pair of
+    functions ``set_name(limit, value)`` and ``get_name(&value, limit)``."""
+    if value is not None:
+        rc = getattr(lib, set_name)(ctypes.c_int(LIMIT), ctypes.c_size_t(value))
+        if rc != 0:
+            raise RuntimeError(f"{set_name} returned {rc}")
+    got = ctypes.c_size_t(0)
+    rc = getattr(lib, get_name)(ctypes.byref(got), ctypes.c_int(LIMIT))
+    if rc != 0:
+        raise RuntimeError(f"{get_name} returned {rc}")
+    return int(got.value)
+
+
 def _ctypes_runtime(value: int | None) -> int:
     errors = []
     for path in runtime_candidates():
         try:
-            lib = ctypes.CDLL(path)
-            if value is not None:
-                rc = lib.cudaDeviceSetLimit(ctypes.c_int(LIMIT), ctypes.c_size_t(value))
-                if rc != 0:
-                    raise RuntimeError(f"cudaDeviceSetLimit returned {rc}")
-            got = ctypes.c_size_t(0)
-            rc = lib.cudaDeviceGetLimit(ctypes.byref(got), ctypes.c_int(LIMIT))
-            if rc != 0:
-                raise RuntimeError(f"cudaDeviceGetLimit returned {rc}")
-            return int(got.value)
+            return _ctypes_limit(ctypes.CDLL(path), "cudaDeviceSetLimit", "cudaDeviceGetLimit",
+                                 value)
         except Exception as exc:                   # noqa: BLE001 - try the next copy
             errors.append(f"{path}: {exc}")
     raise RuntimeError("no usable libcudart: " + ("; ".join(errors) or "none found"))
 
 
 def _ctypes_driver(value: int | None) -> int:
-    lib = ctypes.CDLL("libcuda.so.1")
-    if value is not None:
-        rc = lib.cuCtxSetLimit(ctypes.c_int(LIMIT), ctypes.c_size_t(value))
-        if rc != 0:
-            raise RuntimeError(f"cuCtxSetLimit returned {rc}")
-    got = ctypes.c_size_t(0)
-    rc = lib.cuCtxGetLimit(ctypes.byref(got), ctypes.c_int(LIMIT))
-    if rc != 0:
-        raise RuntimeError(f"cuCtxGetLimit returned {rc}")
-    return int(got.value)
+    return _ctypes_limit(ctypes.CDLL("libcuda.so.1"), "cuCtxSetLimit", "cuCtxGetLimit", value)
 
 
 METHODS = (("cuda-python cudaDeviceSetLimit", _cuda_python),
