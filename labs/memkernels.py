@@ -491,12 +491,13 @@ TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8
 
 @functools.cache
 def transpose_kernels():
-    """Kernels ``naive(a, out)`` and ``tiled(a, out)``: out = a.T for a square float32
+    """Kernels ``naive(a, out)``, ``tiled(a, out)`` and ``tiled_unpadded(a, out)``: out = a.T for a square float32
     matrix whose side is a multiple of 32, launched on a grid of (side/32, side/32) blocks
     of (32, 8) threads. Both read a row of ``a`` with consecutive lanes on consecutive
     columns (coalesced). ``naive`` writes each value straight to ``out[j, i]``, so a warp's
     32 stores land 4 x side bytes apart, 32 sectors a request; ``tiled`` stages a 32 x 32
-    tile in shared memory and writes rows of ``out``, 4 sectors a request."""
+    tile in shared memory and writes rows of ``out``, 4 sectors a request; ``tiled_unpadded``
+    does the same with rows of 32, so reading a column of the tile is a 32-way bank conflict."""
     _bind()
     tile, rows = TRANSPOSE_TILE, TRANSPOSE_ROWS
 
@@ -521,4 +522,18 @@ def transpose_kernels():
         for k in range(0, tile, rows):
             out[yo + k, xo] = buf[tx, ty + k]
 
-    return naive, tiled
+    @cuda.jit
+    def tiled_unpadded(a, out):
+        buf = cuda.shared.array((TRANSPOSE_TILE, TRANSPOSE_TILE), np.float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        x = cuda.blockIdx.x * tile + tx
+        y0 = cuda.blockIdx.y * tile + ty
+        for k in range(0, tile, rows):
+            buf[ty + k, tx] = a[y0 + k, x]
+        cuda.syncthreads()
+        xo = cuda.blockIdx.y * tile + tx
+        yo = cuda.blockIdx.x * tile + ty
+        for k in range(0, tile, rows):
+            out[yo + k, xo] = buf[tx, ty + k]   # a column of a 32-wide tile: one bank
+
+    return naive, tiled, tiled_unpadded

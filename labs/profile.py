@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 
-from perfmodel import hierarchy, little, machines, roofline, simt
+from perfmodel import access, hierarchy, little, machines, roofline, simt
 
 from . import common, ncu
 from .results import list_recorded, load
@@ -79,7 +79,10 @@ METRICS = {
     "transpose": ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
                   "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                   "lts__t_sectors_srcunit_tex_op_write.sum",
-                  "dram__bytes_read.sum", "dram__bytes_write.sum"),
+                  "dram__bytes_read.sum", "dram__bytes_write.sum",
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                  "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                  "smsp__inst_executed_op_shared_ld.sum"),
 }
 #: Counters, in the order the tables list them: (plain name, unit of the value).
 COUNTERS = {
@@ -98,6 +101,7 @@ COUNTERS = {
     "dram_bytes_read": ("DRAM bytes read", "byte"),
     "dram_bytes_written": ("DRAM bytes written", "byte"),
     "kernel_time": ("kernel time", "s"),
+    "shared_load_passes": ("shared-memory passes per load request", "passes"),
 }
 #: Which counters each lesson's table shows.
 TABLE_COUNTERS = {
@@ -107,7 +111,7 @@ TABLE_COUNTERS = {
                "l2_throughput"),
     "compute": ("fma_pipe_busy", "fma_lane_use", "dram_bandwidth", "dram_throughput"),
     "transpose": ("kernel_time", "store_sectors_per_request", "l2_store_sectors",
-                  "dram_bytes_read", "dram_bytes_written"),
+                  "dram_bytes_read", "dram_bytes_written", "shared_load_passes"),
 }
 #: The summary of a run of LESSONS (a run of EXTRA_LESSONS summarises their own counters).
 SUMMARY_KEYS = ("ncu_version",) + tuple(c for c in COUNTERS
@@ -216,6 +220,10 @@ def predictions(case: dict, machine, refs: dict, sms: int | None = None) -> dict
                                            else "4-byte index + a 64-byte burst")
     elif lesson == "transpose":
         naive = "naive" in case.get("case", "")
+        if not naive:
+            pad = 32 if "unpadded" in case.get("case", "") else 33
+            out["shared_load_passes"] = (float(access.padded_column_ways(pad)),
+                                         f"a column of a 32 x {pad} float tile")
         per_req = float(simt.sectors(case["side"], 4, 32) if naive else simt.sectors(1, 4, 32))
         out["store_sectors_per_request"] = (
             per_req, "32 lanes a row apart: a sector each" if naive
@@ -301,6 +309,13 @@ def measurements(case: dict, kernel: dict, sms: int | None) -> dict:
                                 ("kernel_time", "gpu__time_duration.sum")):
             if g(metric) is not None:
                 out[counter] = (g(metric), metric)
+        # wavefronts are the passes the shared memory made; one warp instruction, one request
+        waves = g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+        inst = g("smsp__inst_executed_op_shared_ld.sum")
+        if waves and inst:
+            out["shared_load_passes"] = (
+                waves / inst, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / "
+                "smsp__inst_executed_op_shared_ld.sum")
     ffma = g("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
     cycles = g("sm__cycles_elapsed.avg")
     if ffma is not None and cycles and sms:
@@ -496,6 +511,8 @@ def _fmt(value, unit: str) -> str:
         return f"{value:.2f}"
     if unit == "s":
         return units.seconds(value)
+    if unit == "passes":
+        return f"{value:.1f}"
     if unit == "count":
         return f"{value / 1e6:,.1f} M"
 

@@ -208,9 +208,11 @@ def transpose_cases(quick: bool):
     out_t = torch.empty_like(a_t)
     a, out = cuda.as_cuda_array(a_t), cuda.as_cuda_array(out_t)
     grid, block = (side // TRANSPOSE_TILE, side // TRANSPOSE_TILE), (TRANSPOSE_TILE, TRANSPOSE_ROWS)
-    naive, tiled = transpose_kernels()
+    naive, tiled, unpadded = transpose_kernels()
     cases = []
-    for kern, name in ((naive, "naive transpose"), (tiled, "tiled transpose (32 x 33 in shared memory)")):
+    for kern, name in ((naive, "naive transpose"),
+                       (tiled, "tiled transpose (32 x 33 in shared memory)"),
+                       (unpadded, "tiled transpose, unpadded (32 x 32)")):
         cases.append((dict(side=side, elements=side * side, bytes=4 * side * side),
                       lambda kern=kern: kern[grid, block](a, out), kern, name,
                       grid[0] * grid[1], TRANSPOSE_TILE * TRANSPOSE_ROWS))

@@ -100,6 +100,10 @@ def test_transpose_model_counts_store_sectors():
     assert naive["l2_store_sectors"][0] == side * side                  # 67.1 M
     assert tiled["l2_store_sectors"][0] == side * side / 8              # 8.4 M
     assert naive["dram_bytes_read"][0] == naive["dram_bytes_written"][0] == 4 * side * side
+    # a column of a 32-float tile sits in one bank: 32 passes; padded to 33, one
+    unpadded = profile.predictions(_transpose_case("tiled transpose, unpadded"), None, {})
+    assert unpadded["shared_load_passes"][0] == 32 and tiled["shared_load_passes"][0] == 1
+    assert "shared_load_passes" not in naive
 
 
 def test_transpose_table_shows_sectors_without_e_notation():
@@ -110,10 +114,13 @@ def test_transpose_table_shows_sectors_without_e_notation():
             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": sectors,
             "lts__t_sectors_srcunit_tex_op_write.sum": sectors,
             "dram__bytes_read.sum": 291e6, "dram__bytes_write.sum": 271e6,
-            "gpu__time_duration.sum": 1e-3}}
+            "gpu__time_duration.sum": 1e-3,
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 3.2e6,
+            "smsp__inst_executed_op_shared_ld.sum": 1e5}}
         rows += profile.rows_for(_transpose_case(name), kernel, None, {}, 132)
     page = profile.table({"context": {"gpu_name": "NVIDIA H200"}, "rows": rows}, "transpose")
     assert "67.1 M" in page and "8.4 M" in page and "291 MB" in page
+    assert "shared-memory passes per load request" in page and "32.0" in page
     assert "e+0" not in page
     with pytest.raises(ValueError, match="lesson"):
         profile.table({"context": {}, "rows": []}, "nope")
