@@ -18,9 +18,10 @@ next part still runs):
    else ctypes on libcudart, else the driver's cuCtxSetLimit), read back and recorded,
    and restored afterwards. Writes OUT/<gpu>/coalescing.json.
 3. ``transpose``: the profile lab's transpose lesson under ncu (labs/profile.py; ncu from
-   $NCU, the PATH or /usr/local/cuda/bin/ncu): the naive and the tiled 8192 x 8192 FP32
-   transpose, store sectors per request, store sectors from L1 to the L2, DRAM bytes
-   read and written, kernel time. Writes OUT/<gpu>/profile_transpose.json and ncu's raw
+   $NCU, the PATH or /usr/local/cuda/bin/ncu): the naive, the tiled (32 x 33) and the
+   unpadded tiled (32 x 32) 8192 x 8192 FP32 transpose: store sectors per request, store
+   sectors from L1 to the L2, DRAM bytes read and written, shared-memory passes per load,
+   kernel time. Writes OUT/<gpu>/profile_transpose.json and ncu's raw
    CSV under OUT/ncu_raw/.
 
 Also OUT/part2a_on_device.json: for each part, ok or the error with its traceback, its
