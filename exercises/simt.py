@@ -31,6 +31,21 @@ def mixed_fractions():
     return [LONG_SHARE, 1 - LONG_SHARE]
 
 
+#: simt-4: one busy thread in ADJACENT_K, the busy ones side by side (tid < n / k).
+ADJACENT_K = 16
+#: Threads of the launch simt-4 counts over (a multiple of 32 x ADJACENT_K).
+ADJACENT_N = 2 ** 20
+
+
+def contiguous_busy_warps(k: int, n: int = ADJACENT_N) -> float:
+    """Share of the launch's warps that hold a busy lane when the first n / k threads are
+    the busy ones (they fill whole warps, so about 1 / k, unlike every k-th thread)."""
+    if k < 1 or n < 32 or n % 32:
+        raise ValueError(f"k must be >= 1 and n a positive multiple of 32; got {k}, {n}")
+    busy = -(-n // k)
+    return -(-busy // simt.WARP) / (n // simt.WARP)
+
+
 register("simt-1", CHAPTER,
          "Warps created by a launch over 10,000,000 elements with 512-thread blocks.",
          lambda: simt.launch_warps(EX_N, EX_BLOCK), unit="warps",
@@ -46,11 +61,11 @@ register("simt-3", CHAPTER,
          hint="A mixed warp issues both paths; a sorted warp issues one, on average "
               "0.25 x 100 + 0.75 x 40.")
 register("simt-4", CHAPTER,
-         "In the mixed case of simt-3, the share of issued lane slots doing useful work, in "
-         "percent.",
-         lambda: 100 * simt.lane_efficiency(mixed_fractions(), LONG_SHORT), unit="%",
-         hint="Useful work per lane is 0.25 x 100 + 0.75 x 40 instructions; every lane "
-              "waits through 140.")
+         "One thread in every 16 runs a long loop, but the busy threads are the first "
+         "sixteenth of the launch (tid < n/16), not every 16th: predicted time as a percentage "
+         "of the time with every thread busy, ignoring the floor of one warp's chain.",
+         lambda: 100 * contiguous_busy_warps(ADJACENT_K), unit="%",
+         hint="Count the warps that hold a busy lane: the busy threads fill whole warps.")
 register("simt-5", CHAPTER,
          "Predicted time with one busy thread in 1,024, as a percentage of the time with every "
          "thread busy, ignoring the floor of one warp's chain.",
