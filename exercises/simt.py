@@ -18,6 +18,8 @@ LONG_SHORT = (100, 40)                # instructions on the long and the short p
 LONG_SHARE = 0.25                     # share of the elements that take the long path
 ONE_IN = 1024                         # simt-5: one busy thread in this many
 T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the T4 note's dependent chain and its step
+#: simt-6: a chain of dependent FMAs, the cycles each waits, and the clock (Hz).
+FLOOR_CHAIN, FLOOR_CYCLES, FLOOR_CLOCK_HZ = 8192, 4, 1.5e9
 RARE_P, RARE_LEN, COMMON_LEN = 0.005, 200, 20   # simt-7/8 (the section works 1%)
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
 REGS_T4 = 96                          # registers per thread of the occupancy exercise
@@ -72,10 +74,11 @@ register("simt-5", CHAPTER,
          lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
          hint="Count the warps holding a busy lane, not the busy threads.")
 register("simt-6", CHAPTER,
-         "The floor of the T4 note's one-in-k kernel: one warp's chain of 20,000 dependent "
-         "multiply-adds at 3.5 ns each, in seconds.",
-         lambda: simt.dependent_chain_time(T4_CHAIN, T4_STEP), unit="s",
-         hint="Each step waits for the previous one's result.")
+         "The least time of a launch in which one thread in 4,096 runs a chain of 8,192 "
+         "dependent FP32 multiply-adds, each waiting 4 cycles for the previous result, on a "
+         "GPU clocked at 1.5 GHz, in seconds.",
+         lambda: simt.dependent_chain_time(FLOOR_CHAIN, FLOOR_CYCLES / FLOOR_CLOCK_HZ),
+         unit="s", hint="Each step waits for the previous one's result: steps x cycles / clock.")
 register("simt-7", CHAPTER,
          "Each lane independently takes a rare branch with probability 0.5%: the share of "
          "32-lane warps that must run the rare path, in percent.",
