@@ -72,12 +72,12 @@ def h200_sm_bytes_at_72_registers() -> float:
     return little.in_flight(little.resident_warps("H200", LAB_L8_REGS), LAB_L8_LOADS, 16)
 
 
-T4_E6_REGS = 96                 # latency-6: registers per thread of the T4 kernel
+T4_E6_REGS = 80                 # latency-6: registers per thread of the T4 kernel
 
 
-def t4_bandwidth_at_96_registers() -> float:
-    """latency-6: the whole T4's bandwidth when 96 registers a thread cap every SM's warps
-    (20 with the allocation granularity; plain division would say 21.3) and each thread keeps
+def t4_bandwidth_at_e6_registers() -> float:
+    """latency-6: the whole T4's bandwidth when 80 registers a thread cap every SM's warps
+    (24 with the allocation by quarters; plain division would say 25.6) and each thread keeps
     one 4-byte load open, at the round 400 ns."""
     return little.bandwidth_with_registers("T4", T4_E6_REGS, T4_LAT, loads_per_thread=1,
                                            bytes_per_load=4)
@@ -147,10 +147,10 @@ register("latency-5", CHAPTER,
          h200_sm_bytes_at_72_registers, unit="B",
          hint="65,536 / (72 x 32) warps fit, rounded down; each warp holds 32 x 8 x 16 bytes.")
 register("latency-6", CHAPTER,
-         "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 96 "
+         "Bandwidth a T4 (40 SMs, 320 GB/s, 400 ns) can sustain when a kernel needs 80 "
          "registers per thread and each thread keeps one 4-byte load open, in byte/s.",
-         t4_bandwidth_at_96_registers, unit="B/s",
-         hint="A warp takes 96 x 32 registers, and each quarter of the 65,536 holds whole "
+         t4_bandwidth_at_e6_registers, unit="B/s",
+         hint="A warp takes 80 x 32 registers, and each quarter of the 65,536 holds whole "
               "warps: count the warps per SM, then 40 SMs x warps x 32 threads x 4 bytes, "
               "over 400 ns.")
 register("latency-7", CHAPTER,

@@ -18,6 +18,8 @@ LONG_SHORT = (100, 40)                # instructions on the long and the short p
 LONG_SHARE = 0.25                     # share of the elements that take the long path
 ONE_IN = 1024                         # simt-5: one busy thread in this many
 T4_CHAIN, T4_STEP = 20_000, 3.5e-9    # the T4 note's dependent chain and its step
+#: simt-6: a chain of dependent FMAs, the cycles each waits, and the clock (Hz).
+FLOOR_CHAIN, FLOOR_CYCLES, FLOOR_CLOCK_HZ = 8192, 4, 1.5e9
 RARE_P, RARE_LEN, COMMON_LEN = 0.005, 200, 20   # simt-7/8 (the section works 1%)
 RAGGED = [100] * 31 + [1000]          # tokens per sequence, one thread each, one warp
 REGS_T4 = 96                          # registers per thread of the occupancy exercise
@@ -29,6 +31,21 @@ BARRIER_EX = (40, 200, 16, 2)         # simt-13: short, long, warps a block, slo
 
 def mixed_fractions():
     return [LONG_SHARE, 1 - LONG_SHARE]
+
+
+#: simt-4: one busy thread in ADJACENT_K, the busy ones side by side (tid < n / k).
+ADJACENT_K = 16
+#: Threads of the launch simt-4 counts over (a multiple of 32 x ADJACENT_K).
+ADJACENT_N = 2 ** 20
+
+
+def contiguous_busy_warps(k: int, n: int = ADJACENT_N) -> float:
+    """Share of the launch's warps that hold a busy lane when the first n / k threads are
+    the busy ones (they fill whole warps, so about 1 / k, unlike every k-th thread)."""
+    if k < 1 or n < 32 or n % 32:
+        raise ValueError(f"k must be >= 1 and n a positive multiple of 32; got {k}, {n}")
+    busy = -(-n // k)
+    return -(-busy // simt.WARP) / (n // simt.WARP)
 
 
 register("simt-1", CHAPTER,
@@ -46,21 +63,22 @@ register("simt-3", CHAPTER,
          hint="A mixed warp issues both paths; a sorted warp issues one, on average "
               "0.25 x 100 + 0.75 x 40.")
 register("simt-4", CHAPTER,
-         "In the mixed case of simt-3, the share of issued lane slots doing useful work, in "
-         "percent.",
-         lambda: 100 * simt.lane_efficiency(mixed_fractions(), LONG_SHORT), unit="%",
-         hint="Useful work per lane is 0.25 x 100 + 0.75 x 40 instructions; every lane "
-              "waits through 140.")
+         "One thread in every 16 runs a long loop, but the busy threads are the first "
+         "sixteenth of the launch (tid < n/16), not every 16th: predicted time as a percentage "
+         "of the time with every thread busy, ignoring the floor of one warp's chain.",
+         lambda: 100 * contiguous_busy_warps(ADJACENT_K), unit="%",
+         hint="Count the warps that hold a busy lane: the busy threads fill whole warps.")
 register("simt-5", CHAPTER,
          "Predicted time with one busy thread in 1,024, as a percentage of the time with every "
          "thread busy, ignoring the floor of one warp's chain.",
          lambda: 100 * simt.one_in_k_time(ONE_IN, 1.0, 0.0), unit="%",
          hint="Count the warps holding a busy lane, not the busy threads.")
 register("simt-6", CHAPTER,
-         "The floor of the T4 note's one-in-k kernel: one warp's chain of 20,000 dependent "
-         "multiply-adds at 3.5 ns each, in seconds.",
-         lambda: simt.dependent_chain_time(T4_CHAIN, T4_STEP), unit="s",
-         hint="Each step waits for the previous one's result.")
+         "The least time of a launch in which one thread in 4,096 runs a chain of 8,192 "
+         "dependent FP32 multiply-adds, each waiting 4 cycles for the previous result, on a "
+         "GPU clocked at 1.5 GHz, in seconds.",
+         lambda: simt.dependent_chain_time(FLOOR_CHAIN, FLOOR_CYCLES / FLOOR_CLOCK_HZ),
+         unit="s", hint="Each step waits for the previous one's result: steps x cycles / clock.")
 register("simt-7", CHAPTER,
          "Each lane independently takes a rare branch with probability 0.5%: the share of "
          "32-lane warps that must run the rare path, in percent.",

@@ -168,9 +168,44 @@ def _torch_view(side: int, repeats: int):
     return rows
 
 
-def run(quick: bool = False, strides=None, repeats: int | None = None) -> dict:
+def _fetch_granularity(x, strides, granularities, threads: int, repeats: int):
+    """The DRAM strided reads and the random gather again at each L2 fetch granularity
+    (bytes), set in this process (:mod:`labs.l2fetch`); the setting found on entry is
+    restored at the end. Rows: experiment 'fetch_granularity', with the setting asked
+    for, the one read back and the method used."""
+    from . import l2fetch
+
+    start = l2fetch.get_granularity()
+    rows = []
+    try:
+        for g in granularities:
+            got = l2fetch.set_granularity(g)
+            tag = {"experiment": "fetch_granularity", "granularity": g,
+                   "readback_bytes": got["readback_bytes"], "method": got["method"]}
+            piece = max(32, got["readback_bytes"] or 32)
+            for r in _strided(x, "dram", strides, threads, 0, repeats):
+                frac = simt.useful_fraction(r["stride"], 4, piece)
+                pred = r["predicted"] / r["predicted_fraction"] * frac   # stride-1 x fraction
+                rows.append({**r, **tag, "predicted_fraction": frac, "predicted": pred,
+                             "ratio_to_model": r["useful_bandwidth"] / pred,
+                             "pieces_per_request": simt.sectors(r["stride"], 4, piece)})
+            gather = _gather(x, min(2 ** 26, x.size // 4), threads, repeats, 0.0)
+            rows += [{**r, **tag, "experiment_part": "gather",
+                      "predicted_fraction": GATHER_USEFUL / (4 + piece), "predicted": None}
+                     for r in gather if r["order"] == "random"]
+    finally:
+        try:
+            l2fetch.set_granularity(start["readback_bytes"])
+        except Exception:                          # noqa: BLE001 - the process ends soon anyway
+            pass
+    return rows, start
+
+
+def run(quick: bool = False, strides=None, repeats: int | None = None,
+        fetch_granularities=()) -> dict:
     """Strided reads from the L2 and from DRAM, the gather and the torch view; see the
-    module docstring."""
+    module docstring. ``fetch_granularities`` (bytes, e.g. (64, 32, 128)): repeat the DRAM
+    reads and the random gather at each L2 fetch granularity, set inside this process."""
     import torch
 
     common.require_cuda("coalescing")
@@ -193,6 +228,28 @@ def run(quick: bool = False, strides=None, repeats: int | None = None) -> dict:
     rows += _strided(x_dram, "dram", strides, threads, 0, repeats)
     dram_bw = rows[-len(strides)]["useful_bandwidth"]
     rows += _gather(x_dram, min(2 ** 26, n_dram // 4), threads, repeats, dram_bw)
+    fetch = None
+    if fetch_granularities:
+        try:
+            grows, start = _fetch_granularity(x_dram, strides, tuple(fetch_granularities),
+                                              threads, repeats)
+        except Exception as exc:                  # noqa: BLE001 - the rest of the lab stands
+            grows, start = [], None
+            fetch = {"error": f"{type(exc).__name__}: {exc}"}
+        rows += grows
+    if fetch_granularities and start is not None:
+        fetch = {"default": start, "asked": list(fetch_granularities),
+                 "useful_bandwidth": {
+                     str(g): {**{str(r["stride"]): r["useful_bandwidth"] for r in grows
+                                 if r["granularity"] == g and "stride" in r
+                                 and r.get("experiment_part") != "gather"},
+                              "gather": next((r["useful_bandwidth"] for r in grows
+                                              if r["granularity"] == g
+                                              and r.get("experiment_part") == "gather"), None)}
+                     for g in fetch_granularities},
+                 "readback_bytes": {str(g): next(r["readback_bytes"] for r in grows
+                                                 if r["granularity"] == g)
+                                    for g in fetch_granularities}}
     del x_dram, x_dram_t
     rows += _torch_view(8192, repeats)
     summary = {"useful_bandwidth_by_stride": {
@@ -200,9 +257,12 @@ def run(quick: bool = False, strides=None, repeats: int | None = None) -> dict:
             if r.get("experiment") == "stride" and r["placement"] == p} for p in PLACEMENTS},
         "gather_bandwidth": next(r["useful_bandwidth"] for r in rows
                                  if r.get("experiment") == "gather" and r["order"] == "random")}
+    if fetch is not None:
+        summary["fetch_granularity"] = fetch
     params = {"quick": quick, "strides": list(strides), "l2_buffer_bytes": 4 * n_l2,
               "dram_buffer_bytes": 4 * n_dram, "l2_bytes": l2, "ilp": ILP, "threads": threads,
-              "repeats": repeats, "piece_bytes": dict(PLACEMENTS)}
+              "repeats": repeats, "piece_bytes": dict(PLACEMENTS),
+              "fetch_granularities": list(fetch_granularities)}
     return common.record("coalescing", params, rows, summary, ctx)
 
 

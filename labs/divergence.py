@@ -47,6 +47,10 @@ SPLITS = ("between", "within")
 #: Per-path constants of v <- v * a + b: a different loop body for each path.
 PATH_CONSTANTS = tuple((np.float32(0.999 - 0.0001 * p), np.float32(0.001 * (p + 1)))
                        for p in range(max(PATHS)))
+#: Steps of the inner loop, a compile-time constant: the compiler lays them out as one
+#: straight run of multiply-adds, so a step is one FFMA and the loop counter is paid once
+#: per UNROLL steps (``iters`` must be a multiple of it).
+UNROLL = 32
 #: numba.cuda, bound on first use (a module global: the simulator swaps it while kernels run).
 cuda = None
 
@@ -57,10 +61,11 @@ def path_of(tid: int, paths: int, between: bool, warp: int = simt.WARP) -> int:
 
 
 def loop_reference(v: float, path: int, iters: int) -> np.float32:
-    """What one path's loop does to v (numpy float32, multiply then add)."""
+    """What one path's loop does to v (numpy float32, multiply then add); the kernel runs
+    ``iters`` rounded down to a multiple of UNROLL steps."""
     a, b = PATH_CONSTANTS[path]
     v = np.float32(v)
-    for _ in range(int(iters)):
+    for _ in range(int(iters) // UNROLL * UNROLL):
         v = v * a + b
     return v
 
@@ -73,8 +78,9 @@ def start_value(tid: int) -> np.float32:
 def _loop(a: np.float32, b: np.float32):
     @cuda.jit(device=True)
     def loop(v, iters):
-        for _ in range(iters):
-            v = v * a + b
+        for _ in range(iters // UNROLL):
+            for _ in range(UNROLL):      # a constant trip count: compiled as 32 FFMAs in a row
+                v = v * a + b
         return v
 
     return loop
@@ -142,8 +148,9 @@ def run(quick: bool = False, iters: int | None = None, ks=None, repeats: int | N
     common.require_cuda("divergence")
     iters = int(iters or (2 ** 14 if quick else 2 ** 16))
     ks = tuple(ks or (KS_QUICK if quick else KS))
-    if iters < 1 or any(int(k) != k or k < 1 for k in ks):
-        raise ValueError(f"iters and every k must be integers >= 1; got {iters}, {ks}")
+    if iters < UNROLL or iters % UNROLL or any(int(k) != k or k < 1 for k in ks):
+        raise ValueError(f"iters must be a positive multiple of {UNROLL} and every k an "
+                         f"integer >= 1; got {iters}, {ks}")
     repeats = int(repeats or (5 if quick else 15))
     ctx = common.context()
     kern = kernels()
@@ -171,7 +178,7 @@ def run(quick: bool = False, iters: int | None = None, ks=None, repeats: int | N
                      "predicted": simt.one_in_k_time(k, t_all, t_floor) / t_all})
     rows.append({"experiment": "floor", "warps": 1, "seconds": t_floor, "relative": t_floor / t_all,
                  "seconds_per_fma": t_floor / iters})
-    params = {"quick": quick, "iters": iters, "blocks": blocks, "block": BLOCK,
+    params = {"quick": quick, "iters": iters, "unroll": UNROLL, "blocks": blocks, "block": BLOCK,
               "threads": threads, "paths": list(PATHS), "ks": list(ks), "repeats": repeats}
     return common.record("divergence", params, rows, _summary(rows), ctx)
 

@@ -481,3 +481,59 @@ def resident_blocks(kernel, threads_per_block: int, shared_bytes: int = 0) -> in
         raise ValueError("launch the kernel once before asking how many blocks fit")
     compiled = next(iter(kernel.overloads.values()))
     return int(compiled.max_cooperative_grid_blocks(int(threads_per_block), int(shared_bytes)))
+
+
+#: The transpose kernels' tile: 32 x 32 floats, staged in shared memory padded to 33 columns
+#: so a column of the tile falls in 32 different banks; blocks of (32, 8) threads, each
+#: thread moving TILE / 8 = 4 elements.
+TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8
+
+
+@functools.cache
+def transpose_kernels():
+    """Kernels ``naive(a, out)``, ``tiled(a, out)`` and ``tiled_unpadded(a, out)``: out = a.T for a square float32
+    matrix whose side is a multiple of 32, launched on a grid of (side/32, side/32) blocks
+    of (32, 8) threads. Both read a row of ``a`` with consecutive lanes on consecutive
+    columns (coalesced). ``naive`` writes each value straight to ``out[j, i]``, so a warp's
+    32 stores land 4 x side bytes apart, 32 sectors a request; ``tiled`` stages a 32 x 32
+    tile in shared memory and writes rows of ``out``, 4 sectors a request; ``tiled_unpadded``
+    does the same with rows of 32, so reading a column of the tile is a 32-way bank conflict."""
+    _bind()
+    tile, rows = TRANSPOSE_TILE, TRANSPOSE_ROWS
+
+    @cuda.jit
+    def naive(a, out):
+        x = cuda.blockIdx.x * tile + cuda.threadIdx.x
+        y0 = cuda.blockIdx.y * tile + cuda.threadIdx.y
+        for k in range(0, tile, rows):           # a constant trip count: unrolled
+            out[x, y0 + k] = a[y0 + k, x]
+
+    @cuda.jit
+    def tiled(a, out):
+        buf = cuda.shared.array((TRANSPOSE_TILE, TRANSPOSE_TILE + 1), np.float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        x = cuda.blockIdx.x * tile + tx
+        y0 = cuda.blockIdx.y * tile + ty
+        for k in range(0, tile, rows):
+            buf[ty + k, tx] = a[y0 + k, x]
+        cuda.syncthreads()
+        xo = cuda.blockIdx.y * tile + tx          # the block's tile, written transposed
+        yo = cuda.blockIdx.x * tile + ty
+        for k in range(0, tile, rows):
+            out[yo + k, xo] = buf[tx, ty + k]
+
+    @cuda.jit
+    def tiled_unpadded(a, out):
+        buf = cuda.shared.array((TRANSPOSE_TILE, TRANSPOSE_TILE), np.float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        x = cuda.blockIdx.x * tile + tx
+        y0 = cuda.blockIdx.y * tile + ty
+        for k in range(0, tile, rows):
+            buf[ty + k, tx] = a[y0 + k, x]
+        cuda.syncthreads()
+        xo = cuda.blockIdx.y * tile + tx
+        yo = cuda.blockIdx.x * tile + ty
+        for k in range(0, tile, rows):
+            out[yo + k, xo] = buf[tx, ty + k]   # a column of a 32-wide tile: one bank
+
+    return naive, tiled, tiled_unpadded

@@ -41,12 +41,16 @@ import subprocess
 import sys
 import tempfile
 
-from perfmodel import hierarchy, little, machines, roofline, simt
+from perfmodel import access, hierarchy, little, machines, roofline, simt
 
 from . import common, ncu
 from .results import list_recorded, load
 
 LESSONS = ("simt", "latency", "memory", "compute")
+#: Lessons run only when named (recorded apart, as ``profile_transpose``): the naive and the
+#: tiled transpose, where the cost of scattered stores shows (sectors from L1 to the L2).
+EXTRA_LESSONS = ("transpose",)
+ALL_LESSONS = LESSONS + EXTRA_LESSONS
 #: ncu metrics each lesson collects (exact names, as passed to ``ncu --metrics``).
 COMMON_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
                   "launch__registers_per_thread")
@@ -72,6 +76,13 @@ METRICS = {
                 "dram__bytes.sum", "dram__bytes.sum.per_second",
                 "dram__throughput.avg.pct_of_peak_sustained_elapsed",
                 "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"),
+    "transpose": ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                  "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                  "lts__t_sectors_srcunit_tex_op_write.sum",
+                  "dram__bytes_read.sum", "dram__bytes_write.sum",
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                  "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                  "smsp__inst_executed_op_shared_ld.sum"),
 }
 #: Counters, in the order the tables list them: (plain name, unit of the value).
 COUNTERS = {
@@ -85,6 +96,12 @@ COUNTERS = {
     "l2_throughput": ("L2 throughput, share of peak", "fraction"),
     "fma_pipe_busy": ("FMA pipe busy", "fraction"),
     "fma_lane_use": ("FP32 lanes doing FMAs", "fraction"),
+    "store_sectors_per_request": ("sectors per store request", "sectors"),
+    "l2_store_sectors": ("store sectors sent from L1 to the L2", "count"),
+    "dram_bytes_read": ("DRAM bytes read", "byte"),
+    "dram_bytes_written": ("DRAM bytes written", "byte"),
+    "kernel_time": ("kernel time", "s"),
+    "shared_load_passes": ("shared-memory passes per load request", "passes"),
 }
 #: Which counters each lesson's table shows.
 TABLE_COUNTERS = {
@@ -93,8 +110,12 @@ TABLE_COUNTERS = {
     "memory": ("sectors_per_request", "dram_bytes_per_value", "dram_throughput",
                "l2_throughput"),
     "compute": ("fma_pipe_busy", "fma_lane_use", "dram_bandwidth", "dram_throughput"),
+    "transpose": ("kernel_time", "store_sectors_per_request", "l2_store_sectors",
+                  "dram_bytes_read", "dram_bytes_written", "shared_load_passes"),
 }
-SUMMARY_KEYS = ("ncu_version",) + tuple(COUNTERS)
+#: The summary of a run of LESSONS (a run of EXTRA_LESSONS summarises their own counters).
+SUMMARY_KEYS = ("ncu_version",) + tuple(c for c in COUNTERS
+                                        if c not in TABLE_COUNTERS["transpose"])
 #: Seconds one lesson's ncu run may take before it is stopped.
 LESSON_TIMEOUT_S = 240
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -197,6 +218,20 @@ def predictions(case: dict, machine, refs: dict, sms: int | None = None) -> dict
             moved = 8.0 if seq else 8.0 / hierarchy.gather_fraction(4, 4, 64)
             out["dram_bytes_per_value"] = (moved, "4-byte index + 4-byte value" if seq
                                            else "4-byte index + a 64-byte burst")
+    elif lesson == "transpose":
+        naive = "naive" in case.get("case", "")
+        if not naive:
+            pad = 32 if "unpadded" in case.get("case", "") else 33
+            out["shared_load_passes"] = (float(access.padded_column_ways(pad)),
+                                         f"a column of a 32 x {pad} float tile")
+        per_req = float(simt.sectors(case["side"], 4, 32) if naive else simt.sectors(1, 4, 32))
+        out["store_sectors_per_request"] = (
+            per_req, "32 lanes a row apart: a sector each" if naive
+            else "32 lanes on consecutive floats: 128 bytes")
+        out["l2_store_sectors"] = (case["elements"] / 32 * per_req,
+                                   "a request per 32 values stored x sectors a request")
+        out["dram_bytes_read"] = (float(case["bytes"]), "the matrix, read once")
+        out["dram_bytes_written"] = (float(case["bytes"]), "the result, written once")
     elif lesson == "compute":
         roofs = _roofs(refs)
         if roofs is not None:
@@ -261,6 +296,26 @@ def measurements(case: dict, kernel: dict, sms: int | None) -> dict:
     if g("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active") is not None:
         out["fma_pipe_busy"] = (g("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
                                 "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active")
+    if case["lesson"] == "transpose":
+        sreq = g("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+        ssec = g("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+        if _div(ssec, sreq) is not None:
+            out["store_sectors_per_request"] = (
+                ssec / sreq, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / "
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+        for counter, metric in (("l2_store_sectors", "lts__t_sectors_srcunit_tex_op_write.sum"),
+                                ("dram_bytes_read", "dram__bytes_read.sum"),
+                                ("dram_bytes_written", "dram__bytes_write.sum"),
+                                ("kernel_time", "gpu__time_duration.sum")):
+            if g(metric) is not None:
+                out[counter] = (g(metric), metric)
+        # wavefronts are the passes the shared memory made; one warp instruction, one request
+        waves = g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+        inst = g("smsp__inst_executed_op_shared_ld.sum")
+        if waves and inst:
+            out["shared_load_passes"] = (
+                waves / inst, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / "
+                "smsp__inst_executed_op_shared_ld.sum")
     ffma = g("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
     cycles = g("sm__cycles_elapsed.avg")
     if ffma is not None and cycles and sms:
@@ -393,9 +448,9 @@ def run(quick: bool = False, lessons=None, raw_dir: str | None = None,
     without a GPU and :class:`labs.ncu.NcuUnavailable` (one sentence) without a usable ncu.
     """
     lessons = tuple(lessons or LESSONS)
-    bad = [x for x in lessons if x not in LESSONS]
+    bad = [x for x in lessons if x not in ALL_LESSONS]
     if bad:
-        raise ValueError(f"lessons must be some of {', '.join(LESSONS)}; got {bad}")
+        raise ValueError(f"lessons must be some of {', '.join(ALL_LESSONS)}; got {bad}")
     common.require_cuda("profile")
     exe = ncu.find(ncu_path)
     if exe is None:
@@ -451,9 +506,16 @@ def _fmt(value, unit: str) -> str:
     if unit == "byte/s":
         return units.bandwidth(value)
     if unit == "byte":
-        return f"{value:.3g} B"
+        return f"{value / 1e6:,.0f} MB" if value >= 1e6 else f"{value:.3g} B"
     if unit == "lanes":
         return f"{value:.2f}"
+    if unit == "s":
+        return units.seconds(value)
+    if unit == "passes":
+        return f"{value:.1f}"
+    if unit == "count":
+        return f"{value / 1e6:,.1f} M"
+
     return f"{value:,.2f}"
 
 
@@ -496,6 +558,17 @@ def caption(result: dict, lesson: str) -> str:
         if worst is not None:
             text += f"; every counter here is within {_pct(worst)} of that charge"
         return text + ", and the set that fits in the L2 keeps DRAM nearly idle."
+    if lesson == "transpose":
+        sent = {r["case"].split()[0] + ("-unpadded" if "unpadded" in r["case"] else ""):
+                r["measured"] for r in result["rows"]
+                if r.get("lesson") == lesson and r["counter"] == "l2_store_sectors"}
+        times = ""
+        if sent.get("naive") and sent.get("tiled"):
+            times = f", {sent['naive'] / sent['tiled']:.1f} times the tiled kernel's,"
+        return ("Look at the stores: every kernel reads and writes each byte of DRAM about "
+                "once, but the naive one sends the L2 a sector for every value it stores"
+                + times + " and that traffic, not DRAM, sets its time; without padding, the "
+                "tiled kernel's column reads from shared memory take many passes each.")
     return ("Look at which unit is busy: the roofline puts the FMA pipe at its peak for the "
             "FMA kernel and far past the ridge, the DRAM at its peak at the foot; the FMA "
             "pipe's busy share also counts the integer multiply-adds of the index "
@@ -509,6 +582,8 @@ def _in_table(row: dict) -> bool:
     if row["counter"] not in TABLE_COUNTERS[row["lesson"]]:
         return False
     if row["counter"] in ("dram_throughput", "l2_throughput") and row["lesson"] == "memory":
+        return True
+    if row["counter"] == "kernel_time":
         return True
     return row.get("predicted") is not None
 
@@ -535,8 +610,8 @@ def table(result: dict, lesson: str) -> str:
     """The curated HTML table of one lesson: one row per kernel, one column per counter,
     each cell the measured value with the model's value and their ratio beneath (plain
     names and units; the exact ncu metrics listed under the table)."""
-    if lesson not in LESSONS:
-        raise ValueError(f"lesson must be one of {', '.join(LESSONS)}; got {lesson!r}")
+    if lesson not in ALL_LESSONS:
+        raise ValueError(f"lesson must be one of {', '.join(ALL_LESSONS)}; got {lesson!r}")
     rows = [r for r in result["rows"] if r.get("lesson") == lesson and _in_table(r)]
     counters = [c for c in TABLE_COUNTERS[lesson] if any(r["counter"] == c for r in rows)]
     cases = list(dict.fromkeys(r["case"] for r in rows))
@@ -581,9 +656,15 @@ class ProfileView:
         return {"text/html": self.html(), "text/plain": self.note}
 
 
-def recorded(gpu: str | None = None) -> dict:
-    """The recorded profile of ``gpu`` (default: the first real GPU recorded, the H200)."""
-    found = [r for r in list_recorded("profile") if not r["context"].get("reference")]
+#: The record a lesson outside LESSONS is kept in (labs/results/<gpu>/<name>.json).
+EXTRA_RECORD = "profile_transpose"
+
+
+def recorded(gpu: str | None = None, lesson: str | None = None) -> dict:
+    """The recorded profile of ``gpu`` (default: the first real GPU recorded, the H200);
+    for a lesson in EXTRA_LESSONS, its own record (ValueError when none is recorded)."""
+    name = EXTRA_RECORD if lesson in EXTRA_LESSONS else "profile"
+    found = [r for r in list_recorded(name) if not r["context"].get("reference")]
     if gpu is not None:
         found = [r for r in found if r["context"].get("gpu_slug") == gpu]
     if not found:
@@ -595,8 +676,8 @@ def show(lesson: str | None = None, gpu: str | None = None, **_ignored) -> Profi
     """What a chapter's cell calls (through ``labs.show("profile", lesson=...)``): with a
     CUDA GPU and a working ncu, profile the lesson's kernels now (quick mode); otherwise
     say why in one sentence and show the recorded H200 counters."""
-    if lesson is not None and lesson not in LESSONS:
-        raise ValueError(f"lesson must be one of {', '.join(LESSONS)}; got {lesson!r}")
+    if lesson is not None and lesson not in ALL_LESSONS:
+        raise ValueError(f"lesson must be one of {', '.join(ALL_LESSONS)}; got {lesson!r}")
     from .gpu import has_cuda
 
     why = None
@@ -608,7 +689,7 @@ def show(lesson: str | None = None, gpu: str | None = None, **_ignored) -> Profi
                                f"{result['context']['ncu_version']} (quick mode).", lesson)
         except ncu.NcuUnavailable as exc:
             why = str(exc)
-    result = recorded(gpu)
+    result = recorded(gpu, lesson)
     ctx = result["context"]
     note = why or (f"No CUDA GPU here: showing the counters Nsight Compute recorded on an "
                    f"{ctx.get('gpu_name')} ({str(ctx.get('date', ''))[:10]}).")

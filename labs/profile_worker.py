@@ -10,7 +10,8 @@ kernel name, launch shape, registers per thread and the sizes the model needs.
 
 Lessons: ``simt`` (divergence kernels), ``latency`` (the pointer chase and the streaming
 read at several warps per SM), ``memory`` (strided reads, gathers and the staircase,
-coalescing lab kernels) and ``compute`` (the FMA-peak kernel and the intensity knob).
+coalescing lab kernels), ``compute`` (the FMA-peak kernel and the intensity knob) and
+``transpose`` (a naive and a shared-memory-tiled transpose: where their stores go).
 
 Imports torch and numba, never plotly.
 """
@@ -22,7 +23,9 @@ import sys
 
 import numpy as np
 
-LESSONS = ("simt", "latency", "memory", "compute")
+LESSONS = ("simt", "latency", "memory", "compute", "transpose")
+#: Side of the transposed float32 matrix (8192: 256 MiB, the challenge's size).
+TRANSPOSE_SIDE = {False: 8192, True: 4096}
 #: Sizes: full run, and quick (a reader's GPU in a chapter cell).
 DIVERGE_ITERS = {False: 4096, True: 1024}
 DIVERGE_PATHS = {False: (1, 2, 4, 8), True: (1, 4)}
@@ -191,10 +194,35 @@ def compute_cases(quick: bool):
     return cases, [out, data]
 
 
+def transpose_cases(quick: bool):
+    """out = a.T for a side x side float32 matrix, naive (each warp's stores 4 x side bytes
+    apart) and tiled through shared memory (each warp's stores one 128-byte row)."""
+    import torch
+
+    from .gpu import numba_cuda
+    from .memkernels import TRANSPOSE_ROWS, TRANSPOSE_TILE, transpose_kernels
+
+    cuda = numba_cuda()
+    side = TRANSPOSE_SIDE[quick]
+    a_t = torch.rand(side, side, device="cuda")
+    out_t = torch.empty_like(a_t)
+    a, out = cuda.as_cuda_array(a_t), cuda.as_cuda_array(out_t)
+    grid, block = (side // TRANSPOSE_TILE, side // TRANSPOSE_TILE), (TRANSPOSE_TILE, TRANSPOSE_ROWS)
+    naive, tiled, unpadded = transpose_kernels()
+    cases = []
+    for kern, name in ((naive, "naive transpose"),
+                       (tiled, "tiled transpose (32 x 33 in shared memory)"),
+                       (unpadded, "tiled transpose, unpadded (32 x 32)")):
+        cases.append((dict(side=side, elements=side * side, bytes=4 * side * side),
+                      lambda kern=kern: kern[grid, block](a, out), kern, name,
+                      grid[0] * grid[1], TRANSPOSE_TILE * TRANSPOSE_ROWS))
+    return cases, [a_t, out_t]
+
+
 BUILDERS = {"simt": simt_cases, "latency": latency_cases, "memory": memory_cases,
-            "compute": compute_cases}
+            "compute": compute_cases, "transpose": transpose_cases}
 LABS = {"simt": "divergence", "latency": "latency / littles_law", "memory": "coalescing",
-        "compute": "intensity"}
+        "compute": "intensity", "transpose": "coalescing"}
 
 
 def main(argv: list[str] | None = None) -> int:

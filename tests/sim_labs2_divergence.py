@@ -26,7 +26,7 @@ def test_path_assignment_is_the_models(paths, split):
 @pytest.mark.parametrize("paths", d.PATHS)
 @pytest.mark.parametrize("between", (True, False))
 def test_every_thread_runs_its_paths_loop(paths, between):
-    iters = 6
+    iters = 2 * d.UNROLL
     out = np.full(N, np.nan, dtype=np.float32)
     d.kernels().diverge[2, N // 2](out, paths, between, iters)
     want = [d.loop_reference(d.start_value(t), d.path_of(t, paths, between), iters) for t in range(N)]
@@ -34,14 +34,14 @@ def test_every_thread_runs_its_paths_loop(paths, between):
 
 
 def test_paths_are_different_loops():
-    iters = 6
+    iters = 2 * d.UNROLL
     ends = {float(d.loop_reference(1.0, p, iters)) for p in range(len(d.PATH_CONSTANTS))}
     assert len(ends) == len(d.PATH_CONSTANTS)
 
 
 @pytest.mark.parametrize("k", (1, 3, 32, 64, 1024))
 def test_one_in_k_busy_threads(k):
-    iters = 5
+    iters = d.UNROLL
     out = np.full(N, np.nan, dtype=np.float32)
     d.kernels().one_in_k[2, N // 2](out, k, iters)
     for t in range(N):
@@ -54,5 +54,5 @@ def test_one_in_k_busy_threads(k):
 
 def test_out_of_range_threads_write_nothing():
     out = np.full(40, np.nan, dtype=np.float32)
-    d.kernels().diverge[1, 64](out, 2, False, 3)
+    d.kernels().diverge[1, 64](out, 2, False, d.UNROLL)
     assert np.isfinite(out).all()

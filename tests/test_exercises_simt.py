@@ -10,11 +10,13 @@ EXPECTED = {
     # mixed warps issue 100 + 40 = 140; sorted warps 0.25 x 100 + 0.75 x 40 = 55.
     "simt-3": 140 / 55,
     # useful 55 of 140 lane slots.
-    "simt-4": 100 * 55 / 140,
+    # the first 2^20 / 16 = 65,536 threads are busy: 2,048 of the 32,768 warps
+    "simt-4": 100 * 2048 / 32768,
     # one busy in 1,024: 32 / 1,024 of the warps hold a busy lane.
     "simt-5": 100 * 32 / 1024,
     # the notes' floor: 20,000 dependent multiply-adds x 3.5 ns.
-    "simt-6": 20_000 * 3.5e-9,
+    # 8,192 steps x 4 cycles / 1.5 GHz = 21.85 us
+    "simt-6": 8192 * 4 / 1.5e9,
     # 1 - 0.995^32 of the warps hold a lane on the rare path.
     "simt-7": 100 * (1 - 0.995 ** 32),
     # random: 20 x (1 - 0.005^32) + 200 x (1 - 0.995^32); sorted: 0.005 x 200 + 0.995 x 20 = 20.9.
@@ -33,9 +35,9 @@ EXPECTED = {
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("simt-1", 312_512),
     ("simt-3", 2.55),
-    ("simt-4", 39.3),
+    ("simt-4", 6.3),
     ("simt-5", 3.125),
-    ("simt-6", 70e-6),
+    ("simt-6", 21.8e-6),
     ("simt-7", 14.8),
     ("simt-8", 2.38),
     ("simt-9", 12.8),
@@ -45,6 +47,8 @@ ROUNDED = [  # answers rounded as a reader would give them: right
 ]
 OFF = [  # wrong answers: not yet
     ("simt-5", 100 / 1024),
+    ("simt-4", 100),                        # every 16th thread: every warp stays busy
+    ("simt-6", 8192 * 4 / 1.5e9 / 4096),    # the chain shared out over the idle threads
     ("simt-10", 100 * 682 / 1024),
     ("simt-13", 100 * 960 / (16 * 40)),     # slots counted at the fast warps' length
 ]
