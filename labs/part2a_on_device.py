@@ -2,7 +2,7 @@
 
 Run on the device machine from the repository root (torch, numba-cuda; no plotly):
 
-    python3 scripts/part2a_on_device.py --out OUT
+    python3 -m labs.part2a_on_device --out OUT
 
 Three parts, each in its own try/except (a failure is written into the summary and the
 next part still runs):
@@ -41,7 +41,6 @@ import time
 import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 #: L2 fetch granularities to measure (bytes): the default first.
 GRANULARITIES = (64, 32, 128)
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    summary: dict = {"script": "scripts/part2a_on_device.py", "parts": {}}
+    summary: dict = {"script": "labs/part2a_on_device.py", "parts": {}}
     t_all = time.time()
     for name, fn in PARTS:
         if a.only and name not in a.only:
