@@ -37,7 +37,7 @@ from .kernels import BLOCK
 from .memkernels import gather_load, read_kernel, resident_blocks, strided_load
 from .timing import queued_time
 
-SUMMARY_KEYS = ("useful_bandwidth_by_stride", "gather_bandwidth")
+SUMMARY_KEYS = ("useful_bandwidth_by_stride", "gather_bandwidth", "fetch_granularity")
 STRIDES = (1, 2, 4, 8, 16, 32, 64, 128)
 STRIDES_QUICK = (1, 2, 4, 8, 16, 32)
 PLACEMENTS = {"l2": 32, "dram": 64}            # placement -> piece size (bytes) in the model

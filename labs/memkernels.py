@@ -500,6 +500,8 @@ def transpose_kernels():
     does the same with rows of 32, so reading a column of the tile is a 32-way bank conflict."""
     _bind()
     tile, rows = TRANSPOSE_TILE, TRANSPOSE_ROWS
+    if tile != 32:
+        raise ValueError(f"the padded tile is written as (32, 33); TRANSPOSE_TILE is {tile}")
 
     @cuda.jit
     def naive(a, out):
@@ -510,7 +512,9 @@ def transpose_kernels():
 
     @cuda.jit
     def tiled(a, out):
-        buf = cuda.shared.array((TRANSPOSE_TILE, TRANSPOSE_TILE + 1), np.float32)
+        # The shape must be literal numbers for numba on a GPU ((TILE, TILE + 1) is an
+        # int64 sum it refuses); TRANSPOSE_TILE is 32, checked below.
+        buf = cuda.shared.array((32, 33), np.float32)
         tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
         x = cuda.blockIdx.x * tile + tx
         y0 = cuda.blockIdx.y * tile + ty
