@@ -46,3 +46,43 @@ def vector_compile_args(*kernels: str) -> list[tuple[str, tuple]]:
     arrays (the sm_75 compile test's signatures)."""
     f32 = np.zeros(64, np.float32)
     return [(k, (f32, f32.copy())) for k in kernels]
+
+
+def with_names(module, **names) -> "SimpleNamespace":
+    """The functions and kernels of ``module`` (a starter), re-made so that each sees
+    ``names`` in place of the module's own (e.g. a new ``element``): what a student gets
+    by editing those definitions in the starter's file and leaving the rest as it is.
+    Kernels are compiled again with their own options (fastmath, device); under numba's
+    CUDA simulator as well. Returns a namespace holding the module's names and ``names``."""
+    from types import FunctionType, SimpleNamespace
+
+    from numba import cuda
+
+    space = dict(vars(module))
+    space.update(names)
+
+    def remade(fn):
+        return FunctionType(fn.__code__, space, fn.__name__, fn.__defaults__, fn.__closure__)
+
+    fresh = {}
+    for key, obj in vars(module).items():
+        if key in names or key.startswith("__"):
+            continue
+        py = getattr(obj, "py_func", None) or getattr(obj, "fn", None)
+        if isinstance(obj, FunctionType) and obj.__module__ == module.__name__:
+            fresh[key] = remade(obj)
+        elif isinstance(py, FunctionType) and py.__module__ == module.__name__:
+            opts = dict(getattr(obj, "targetoptions", None) or {})
+            device = bool(opts.get("device", getattr(obj, "_device", False)))
+            fastmath = bool(opts.get("fastmath", getattr(obj, "_fastmath", False)))
+            inline = opts.get("inline")
+            extra = {"inline": inline} if inline and not _simulated() else {}
+            fresh[key] = cuda.jit(device=device, fastmath=fastmath, **extra)(remade(py))
+    space.update(fresh)
+    return SimpleNamespace(**{k: v for k, v in space.items() if not k.startswith("__")})
+
+
+def _simulated() -> bool:
+    import os
+
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
