@@ -12,6 +12,17 @@ import numpy as np
 #: under a minute) and full (the timed run on the H200).
 MODES = ("sim", "quick", "full")
 
+#: A coalescing target: sectors of 32 bytes per 32 useful bytes, at most. 1.0 is every
+#: sector used whole; the slack is for the few partial sectors at a ragged end (a size
+#: that is no multiple of the block), where the strided or transposed access this catches
+#: costs 2 to 8.
+COALESCED = 1.1
+#: The fix's direction when a warp's loads or stores are scattered (chapter 8's words).
+FIX_LOAD = ("let consecutive lanes (threads) read consecutive floats, so a warp's 32 "
+            "loads fall in whole 32-byte sectors")
+FIX_STORE = ("let consecutive lanes (threads) write consecutive floats, so a warp's 32 "
+             "stores fill whole 32-byte sectors")
+
 
 def by_mode(sim: dict, quick: dict, full: dict) -> Callable[[str], dict]:
     """A challenge's ``sizes(mode)``: the keyword sizes of ``op``, ``make_inputs`` and
