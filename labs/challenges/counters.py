@@ -3,7 +3,7 @@ challenge's targets for them. Pure Python over recorded events (no numba), so ev
 is tested on hand-made events.
 
 An access event is ``(array, kind, block, thread, ordinal, flat, itemsize, space)``:
-``kind`` "r" or "w"; ``block`` a key of the launch and block (``(launch, blockIdx)``);
+``kind`` "r", "w" or "a" (an atomic read-modify-write); ``block`` a key of the launch and block (``(launch, blockIdx)``);
 ``thread`` the thread's linear index in its block; ``ordinal`` which access of that thread
 to that array and kind it is (the lanes of a warp doing their k-th access together are one
 *warp access*, as one instruction on a GPU; a 16-byte ``load4`` is one access of four
@@ -20,6 +20,7 @@ The counters (each key as the verdict and the targets name it):
   mean over warps (1.0 when no warp diverges); ``paths_per_warp_max``.
 - ``reads_per_element.<array>`` / ``writes_per_element.<array>``: accesses of a global
   array over its elements (reuse: 1.0 when each element is read once).
+- ``atomics.<array>``: atomic operations on a global array per call (each lane's one).
 - ``bytes_in_flight``: the most bytes a thread reads in a row before its next store
   (independent loads it can have in flight: ILP).
 - ``launches``: kernel launches per call of ``launch``; ``host_bytes``: bytes copied
@@ -42,7 +43,7 @@ def warp_accesses(events: Iterable[Event], space: str = "global") -> dict:
     """(array, kind, block, warp, ordinal) -> [(flat, itemsize), ...]: the warp accesses."""
     groups: dict = defaultdict(list)
     for array, kind, block, thread, ordinal, flat, itemsize, sp in events:
-        if sp == space:
+        if sp == space and kind != "a":
             groups[(array, kind, block, thread // WARP, ordinal)].append((flat, itemsize))
     return groups
 
@@ -82,13 +83,16 @@ def per_element(events: Iterable[Event], sizes: dict) -> dict:
     named in ``sizes`` (array -> its element count)."""
     count: dict = defaultdict(int)
     for array, kind, _b, _t, _o, _f, _i, space in events:
-        if space == "global" and array in sizes:
+        if space == "global" and (array in sizes or kind == "a"):
             count[(array, kind)] += 1
     out = {}
     for array, n in sorted(sizes.items()):
         if n:
             out[f"reads_per_element.{array}"] = count[(array, "r")] / n
             out[f"writes_per_element.{array}"] = count[(array, "w")] / n
+    for (array, kind), c in sorted(count.items()):
+        if kind == "a":
+            out[f"atomics.{array}"] = c
     return out
 
 
@@ -98,7 +102,7 @@ def bytes_in_flight(events: Iterable[Event]) -> int:
     run: dict = defaultdict(int)
     most = 0
     for _array, kind, block, thread, _o, _f, itemsize, space in events:
-        if space != "global":
+        if space != "global" or kind == "a":
             continue
         if kind == "r":
             run[(block, thread)] += itemsize
@@ -142,6 +146,7 @@ WORDS = {
     "paths_per_warp_max": ("branches", "distinct paths in the most divergent warp"),
     "reads_per_element": ("reads of {array}", "per element"),
     "writes_per_element": ("writes of {array}", "per element"),
+    "atomics": ("atomic operations on {array}", "per call"),
     "bytes_in_flight": ("loads before a store", "bytes a thread has in flight at most"),
     "launches": ("kernel launches", "per call"),
     "host_bytes": ("copies to or from the host inside launch", "bytes"),

@@ -182,12 +182,27 @@ def _classes():
     return Thread, Manager
 
 
+def _atomic(fn):
+    """An atomic of the simulator, recorded as ONE access of kind "a" (not a read and a
+    write)."""
+    def wrapped(self, *args):
+        t = threading.current_thread()
+        t.atomic = 1
+        try:
+            return fn(self, *args)
+        finally:
+            t.atomic = 0
+
+    return wrapped
+
+
 def _shuffle(value, lane_of):
     t = threading.current_thread()
     return t._manager.shuffle(t, value, lane_of(t.thread_id % WARP))
 
 
 _INSTALLED = False
+_SHARED_LOCK = threading.Lock()
 
 
 def install() -> None:
@@ -218,21 +233,29 @@ def install() -> None:
             return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
         frame = sys._getframe(1)
         site = (frame.f_code.co_filename, frame.f_lineno)
-        res = self._allocations.get(site)
-        if res is None:
-            res = np.zeros(shape, dtype)
-            rec = Recorder.active
-            if rec is not None:
-                res = rec.wrap_shared(f"shared@{site[1]}", res)
-            self._allocations[site] = res
+        with _SHARED_LOCK:  # (the stock simulator races here: two threads, two arrays)
+            res = self._allocations.get(site)
+            if res is None:
+                res = np.zeros(shape, dtype)
+                rec = Recorder.active
+                if rec is not None:
+                    res = rec.wrap_shared(f"shared@{site[1]}", res)
+                self._allocations[site] = res
         return res
 
     kernelapi.FakeCUDAShared.array = shared_array
     attrs = set(dir(np.ndarray))
     within = devicearray.FakeWithinKernelCUDAArray
 
-    def getattr_(self, name):
+    views = ("reshape", "ravel", "transpose", "T")
+
+    def getattr_(self, name):  # a cached set, and views of counted arrays stay counted
         item = self._item
+        if name in views and isinstance(item, _counted_class()):
+            got = getattr(item, name)
+            if callable(got):
+                return lambda *a, **k: within(got(*a, **k))
+            return within(got)
         if name in attrs:
             return getattr(item._ary, name)
         try:
@@ -241,6 +264,10 @@ def install() -> None:
             raise AttributeError(name) from e
 
     within.__getattr__ = getattr_
+    for op in ("add", "sub", "and_", "or_", "xor", "max", "min", "exch", "inc", "dec",
+               "cas", "nanmax", "nanmin", "compare_and_swap"):
+        if hasattr(kernelapi.FakeCUDAAtomic, op):
+            setattr(kernelapi.FakeCUDAAtomic, op, _atomic(getattr(kernelapi.FakeCUDAAtomic, op)))
     call = kernel.FakeCUDAKernel.__call__
 
     def launched(self, *args):
@@ -284,6 +311,7 @@ class Recorder:
     def __enter__(self):
         if Recorder.active is not None:
             raise RuntimeError("a Recorder is already active")
+        install()
         Recorder.active = self
         return self
 
@@ -345,6 +373,11 @@ class Recorder:
     # -- accesses
     def note(self, name: str, kind: str, flat: int, itemsize: int, space: str) -> None:
         t = threading.current_thread()
+        atomic = getattr(t, "atomic", 0)
+        if atomic:
+            if atomic == 2:
+                return
+            t.atomic, kind = 2, "a"
         k = (name, kind)
         if t.vec is not None and k in t.vec:
             ordinal = t.vec[k]
@@ -362,9 +395,6 @@ class Recorder:
 
     def wrap_shared(self, name: str, array: np.ndarray):
         return _SharedCounted(array, self, name)
-
-    def array_sizes(self) -> dict:
-        return dict(self._sizes) if hasattr(self, "_sizes") else {}
 
 
 def vector(fn):
