@@ -36,3 +36,56 @@ def saxpy(a, x, y, out):
 def launch(a, x, y, out):
     saxpy[(x.size + 255) // 256, 256](a, x, y, out)
 '''
+
+#: The grid rounded down (``x.size // threads`` blocks): the last partial block's elements
+#: are never written, at any size that is no multiple of 256.
+TRUNCATED_GRID = '''from numba import cuda
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+def launch(a, x, y, out):
+    threads = 256
+    saxpy[x.size // threads, threads](a, x, y, out)
+'''
+
+#: No bounds check: the last block's extra threads read and write past the end (the
+#: simulator's index check names it; on a GPU the writes land in whatever follows).
+NO_BOUNDS_CHECK = '''from numba import cuda
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    out[i] = a * x[i] + y[i]
+
+
+def launch(a, x, y, out):
+    threads = 256
+    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)
+'''
+
+#: A grid sized for one size only (4 blocks of 256: 1,024 threads), right at the small size
+#: of the check and wrong at every larger one.
+HARD_CODED_GRID = '''from numba import cuda
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+def launch(a, x, y, out):
+    saxpy[4, 256](a, x, y, out)
+'''
+
+#: The three wrong launches, by the name on_device and the tests give them.
+WRONG_GRIDS = {"truncated_grid": TRUNCATED_GRID, "no_bounds_check": NO_BOUNDS_CHECK,
+               "hard_coded_grid": HARD_CODED_GRID}

@@ -30,7 +30,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: Extra versions of the weakest references, timed beside them: challenge -> {label:
 #: module}. Each module has the reference's names.
-VARIANTS: dict[str, dict[str, str]] = {}
+VARIANTS: dict[str, dict[str, str]] = {
+    "regroup": {"threads128": "labs.challenges.variants.regroup_threads128",
+                "threads512": "labs.challenges.variants.regroup_threads512"},
+}
 
 
 def kernels(name: str) -> dict[str, object]:
@@ -52,14 +55,56 @@ def kernels(name: str) -> dict[str, object]:
     return found
 
 
-def estimate_row(name: str, label: str, machine: str = "H200") -> dict:
-    """The engine's estimate of this kernel on ``machine``, from its simulator counters
-    (:func:`labs.challenges.estimate.for_kernel`); an error is recorded, not raised."""
-    try:
-        from .estimate import for_kernel
+#: The kernels whose estimate is recorded beside their time.
+ESTIMATED = ("starter", "reference", "textbook")
 
-        e = for_kernel(name, label, machine)
-        return {"estimate_s": e["seconds"], "estimate_limit": e["limit"]}
+
+def simulate_all(names: list[str], out: pathlib.Path, workers: int = 12) -> dict:
+    """The engine's collect under the simulator for every starter, reference and
+    textbook solution, in parallel processes (CPU only), then its judge's estimate for the
+    H200 from their counters: {(name, kernel): {"estimate_s", "estimate_limit"} or
+    {"estimate_error"}}. Runs while the GPU is idle, before the timings."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import HERE
+
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="")
+    folders = {"starter": "starters", "reference": "solutions", "textbook": "textbooks"}
+
+    def run(job):
+        name, kernel = job
+        npz = out / f".sim_{name}_{kernel}.npz"
+        try:
+            subprocess.run([sys.executable, "-m", "labs.challenges.collect", name,
+                            str(HERE / folders[kernel] / f"{name}.py"), "--seed", "0",
+                            "--out", str(npz), "--no-compile"], cwd=ROOT, env=env,
+                           capture_output=True, timeout=120)
+            return job, estimate_row(name, npz)
+        except Exception as e:  # recorded
+            return job, {"estimate_s": None, "estimate_error": f"{type(e).__name__}: {e}"}
+        finally:
+            npz.unlink(missing_ok=True)
+
+    jobs = [(n, k) for n in names for k in ESTIMATED]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(pool.map(run, jobs))
+
+
+def estimate_row(name: str, npz: pathlib.Path, machine: str = "H200") -> dict:
+    """The engine's estimate on ``machine`` from a simulator run's counters (its judge,
+    :func:`labs.challenges.judge.judge`); an error is recorded, not raised."""
+    try:
+        from .judge import judge
+
+        v = judge(name, npz, 0, machine=machine)
+        e = v.get("estimate") or {}
+        if not e:
+            why = [m for m in v.get("messages", []) if "estimate" in m]
+            return {"estimate_s": None, "estimate_error": (why or ["no estimate"])[0][:300],
+                    "sim_mechanism_passed": v["mechanism"]["passed"]}
+        return {"estimate_s": e.get("seconds"), "estimate_limit": e.get("limit"),
+                "estimate": e, "sim_mechanism_passed": v["mechanism"]["passed"]}
     except Exception as e:  # the engine may lack it, or the kernel may not run there
         return {"estimate_s": None, "estimate_error": f"{type(e).__name__}: {e}"[:400]}
 
@@ -110,35 +155,34 @@ def one(name: str, rows_path: pathlib.Path) -> None:
         except Exception as e:  # recorded; the next kernel still runs
             row.update(error=f"{type(e).__name__}: {e}"[:600],
                        traceback=traceback.format_exc()[-1500:])
-        if label in ("starter", "reference", "textbook"):
-            row.update(estimate_row(name, label))
         row["wall_s"] = time.perf_counter() - t0
         rows.append(row)
         rows_path.write_text(json.dumps(rows, default=str))
 
 
-def misbehaving() -> list[dict]:
-    """The misbehaving launches (labs.challenges.misbehaving's wrong grids), each checked
-    on this GPU by the engine's collect and judge; an error is recorded."""
-    rows = []
+def wrong_grid(label: str, rows_path: pathlib.Path, seed: int = 7) -> None:
+    """In the child: one of :data:`labs.challenges.misbehaving.WRONG_GRIDS` through the
+    engine's collect on this GPU (its check sizes and the timing size) and its judge."""
+    import tempfile
+
+    from . import misbehaving
+    from .collect import collect
+    from .judge import judge
+
+    row: dict = {"challenge": "saxpy", "kernel": label}
+    t0 = time.perf_counter()
     try:
-        from . import misbehaving as bad
-        from .judge import judge
-        from .collect import collect_source
-    except Exception as e:  # the engine's names may differ
-        return [{"kernel": "misbehaving", "error": f"{type(e).__name__}: {e}"}]
-    for label in ("TRUNCATED_GRID", "NO_BOUNDS_CHECK", "HARD_CODED_GRID"):
-        t0 = time.perf_counter()
-        row = {"challenge": "saxpy", "kernel": label.lower()}
-        try:
-            data = collect_source("saxpy", getattr(bad, label), seed=7, gpu=True)
-            v = judge("saxpy", data, seed=7)
-            row.update(correct=v["correct"], passed=v["passed"], first_wrong=v["first_wrong"])
-        except Exception as e:
-            row.update(error=f"{type(e).__name__}: {e}"[:600])
-        row["wall_s"] = time.perf_counter() - t0
-        rows.append(row)
-    return rows
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / f"{label}.py"
+            path.write_text(misbehaving.WRONG_GRIDS[label])
+            arrays, meta = collect("saxpy", path, seed, gpu=True)
+        v = judge("saxpy", {**arrays, "meta": json.dumps(meta)}, seed, mode="gpu")
+        row.update(correct=v["correct"], passed=v["passed"], first_wrong=v["first_wrong"],
+                   sizes=meta["sizes"], errors=meta["errors"])
+    except Exception as e:  # recorded
+        row.update(error=f"{type(e).__name__}: {e}"[:600])
+    row["wall_s"] = time.perf_counter() - t0
+    rows_path.write_text(json.dumps([row], default=str))
 
 
 def table(rows: list[dict]) -> str:
@@ -164,14 +208,19 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--limit", type=float, default=40.0)
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--grid", help=argparse.SUPPRESS)
     ap.add_argument("--rows", help=argparse.SUPPRESS)
     ap.add_argument("--no-misbehaving", action="store_true")
     a = ap.parse_args(argv)
     if a.one:
         one(a.one, pathlib.Path(a.rows))
         return 0
+    if a.grid:
+        wrong_grid(a.grid, pathlib.Path(a.rows))
+        return 0
     from .. import common
     from . import NAMES
+    from .misbehaving import WRONG_GRIDS
 
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -185,12 +234,17 @@ def main(argv=None) -> int:
                                summary(rows), ctx)
         (out / "challenges.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
 
-    for name in names:
+    t0 = time.perf_counter()
+    estimates = simulate_all(names, out)
+    print(f"simulator runs for the estimates: {time.perf_counter() - t0:.1f} s", flush=True)
+    jobs = [("--one", n) for n in names]
+    jobs += [] if a.no_misbehaving else [("--grid", g) for g in WRONG_GRIDS]
+    for flag, name in jobs:
         part = out / f".{name}.rows.json"
         part.unlink(missing_ok=True)
         t0 = time.perf_counter()
         cmd = [sys.executable, "-m", "labs.challenges.on_device", "--out", str(out),
-               "--one", name, "--rows", str(part)]
+               flag, name, "--rows", str(part)]
         try:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                                   timeout=a.limit)
@@ -199,15 +253,14 @@ def main(argv=None) -> int:
             tail = f"timed out after {a.limit:.0f} s"
         got = json.loads(part.read_text()) if part.exists() else []
         part.unlink(missing_ok=True)
+        for r in got:
+            r.update(estimates.get((r["challenge"], r["kernel"]), {}))
         rows += got
         if not got or "timed out" in tail:
             rows.append({"challenge": name, "kernel": "process", "error": tail[-600:],
                          "wall_s": time.perf_counter() - t0})
         save()
         print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
-    if not a.no_misbehaving:
-        rows += misbehaving()
-        save()
     print(table(rows))
     print(f"all: {time.perf_counter() - t_start:.1f} s -> {out / 'challenges.json'}")
     return 0

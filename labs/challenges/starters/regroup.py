@@ -40,6 +40,7 @@ def paths(x, out):
     n, stride = np.uint64(x.size), np.uint64(cuda.gridsize(1))
     e = np.uint64(element(cuda.grid(1), x.size))
     f = e + stride                      # a thread's elements come in pairs (e, f)
+    even = e % np.uint64(2) == np.uint64(0)   # the parity of all of them (stride: 64k)
     u = x[e] if e < n else ZERO
     v = x[f] if f < n else ZERO
     while e < n:
@@ -47,7 +48,7 @@ def paths(x, out):
         h = g + stride                  # while this pair's chains run
         nu = x[g] if g < n else ZERO
         nv = x[h] if h < n else ZERO
-        if e % np.uint64(2) == np.uint64(0):   # path A (f = e + T has e's parity)
+        if even:                        # path A
             ru, rv = both_chains(u, A0, B0), both_chains(v, A0, B0)
         else:                           # path B
             ru, rv = both_chains(u, A1, B1), both_chains(v, A1, B1)
