@@ -46,10 +46,10 @@ MECHANISM = {
     "sectors.out.store": {"at_most": COALESCED, "fix": FIX_STORE},
 }
 MILESTONES = (
-    ("textbook", "one fused kernel, one float per thread (4-byte accesses)"),
-    ("copy", "a plain copy launched the same way (out[i] = x[i])"),
-    ("reference", "the fused kernel with 16-byte accesses (chapter 8: lines and vector "
-                  "loads)"),
+    ("textbook", "one fused kernel, one float per thread, 4-byte accesses"),
+    ("copy", "out[i] = x[i], launched the same way"),
+    ("reference", "the fused kernel with 16-byte accesses, the idea of chapter 8's lines "
+                  "and vector loads"),
 )
 #: The one-vector form: x in, out out, 8 bytes of data an element.
 outputs, launch, data_bytes = vector_outputs, vector_launch, vector_bytes

@@ -48,11 +48,11 @@ MECHANISM = {
                         "in flight"},
 }
 MILESTONES = (
-    ("textbook", "four independent 16-byte loads per thread before its stores (64 bytes "
-                 "in flight)"),
-    ("copy", "a copy with one thread per float: more warps instead of more loads per "
-             "thread (chapter 7: one curve, warps or independent loads)"),
-    ("reference", "eight 16-byte loads per thread (128 bytes in flight)"),
+    ("textbook", "four independent 16-byte loads per thread before its stores, 64 bytes "
+                 "in flight"),
+    ("copy", "one thread per float: more warps instead of more loads per thread, the "
+             "other side of chapter 7's one curve"),
+    ("reference", "eight 16-byte loads per thread, 128 bytes in flight"),
 )
 #: The one-vector form (x in, out out, 8 bytes of data an element), on a fixed grid.
 outputs, data_bytes = vector_outputs, vector_bytes

@@ -55,9 +55,9 @@ MECHANISM = {
 MILESTONES = (
     ("textbook", "A's rows in shared memory, a column of B in registers, one column per "
                  "thread, 4-byte stores"),
-    ("copy", "writing C alone, launched the same way (no loads, no products)"),
-    ("reference", "four columns per thread written with one 16-byte store (chapter 8: "
-                  "vector loads)"),
+    ("copy", "writing C alone, launched the same way, with no products"),
+    ("reference", "four columns per thread written with one 16-byte store, chapter 8's "
+                  "vector loads"),
 )
 
 

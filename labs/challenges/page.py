@@ -12,12 +12,7 @@ from __future__ import annotations
 
 import html
 import inspect
-import os
-import pathlib
 import re
-import subprocess
-import sys
-import tempfile
 
 from . import challenge, kernel_source, model_line, starter_path
 from .milestones import sentence
@@ -37,38 +32,26 @@ def statement(name: str) -> str:
 
 def how_to(name: str) -> str:
     """How to work on the challenge, as code a reader copies into a notebook cell."""
-    return (f"import labs.challenges as ch\n"
-            f"ch.write_starter({name!r})                 # writes my_{name}.py: edit it\n"
-            f"ch.check({name!r}, 'my_{name}.py')         # any machine: correct? mechanism? "
-            f"estimate\n"
-            f"ch.time({name!r}, 'my_{name}.py')          # on a GPU: share of the bound, "
-            f"milestones\n"
+    lines = [(f"ch.write_starter({name!r})", f"writes my_{name}.py: edit it"),
+             (f"ch.check({name!r}, 'my_{name}.py')",
+              "any machine: correct? the mechanism? the estimate"),
+             (f"ch.time({name!r}, 'my_{name}.py')", "on a GPU: share of the bound, milestones")]
+    width = max(len(code) for code, _ in lines) + 2
+    body = "".join(f"{code:{width}}# {note}\n" for code, note in lines)
+    return (f"import labs.challenges as ch\n{body}"
             f"# or in a shell: python -m labs challenge check {name} my_{name}.py\n")
 
 
 def starter_verdict(name: str, machine: str = "T4") -> str:
     """The engine's verdict on the untouched starter under numba's CUDA simulator (its
     correctness, counters against the target, and estimate on ``machine``), as the text
-    a student's check prints; a sentence saying why when it could not be computed."""
+    a student's check prints: collected in a process of its own (the simulator even where
+    this process has a GPU), judged here."""
+    from . import _collect_elsewhere
     from .judge import judge, text
 
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "starter.npz"
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "labs.challenges.collect", name,
-                 str(starter_path(name)), "--seed", str(PAGE_SEED), "--out", str(out)],
-                capture_output=True, text=True, env=env, cwd=str(root),
-                timeout=PAGE_LIMIT_S)
-        except subprocess.TimeoutExpired:
-            return f"(the starter's check took over {PAGE_LIMIT_S} s and is left out)"
-        if not out.exists():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
-            return f"(the starter's check did not run: {tail[0][:200]})"
-        return text(judge(name, out, PAGE_SEED, machine))
+    collected = _collect_elsewhere(name, starter_path(name), PAGE_SEED, PAGE_LIMIT_S)
+    return text(judge(name, collected, PAGE_SEED, machine))
 
 
 def _inline_code(text: str, markdown: bool) -> str:

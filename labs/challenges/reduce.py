@@ -50,8 +50,8 @@ MECHANISM = {
 }
 MILESTONES = (
     ("textbook", "one 16-byte load a turn, shuffles, one atomic per block"),
-    ("copy", "a plain read of x launched the same way (no arithmetic)"),
-    ("reference", "two independent 16-byte loads a turn (chapter 7: bytes in flight)"),
+    ("copy", "a plain read of x launched the same way, no arithmetic"),
+    ("reference", "two independent 16-byte loads a turn, chapter 7's bytes in flight"),
 )
 
 

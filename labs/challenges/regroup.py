@@ -49,7 +49,7 @@ MECHANISM = {
                        "parity, so the whole warp takes one side of the branch"},
 }
 MILESTONES = (
-    ("textbook", "the starter with element regrouped (the statement's one change)"),
+    ("textbook", "the starter with element regrouped, the statement's one change"),
     ("reference", "the same kernel: the starter already holds the rest"),
 )
 #: The one-vector form: x in, out out, 8 bytes of data an element.

@@ -47,8 +47,9 @@ MECHANISM = {
 }
 #: The ladder ``time`` prints beside a student's share (recorded on the H200).
 MILESTONES = (
-    ("textbook", "the one-line body, one float per thread (4-byte accesses)"),
-    ("reference", "16-byte accesses with load4/store4 (chapter 8: lines and vector loads)"),
+    ("textbook", "the one-line body, one float per thread, 4-byte accesses"),
+    ("reference", "16-byte accesses with load4 and store4, chapter 8's lines and vector "
+                  "loads"),
 )
 
 

@@ -47,9 +47,9 @@ MECHANISM = {
 }
 MILESTONES = (
     ("textbook", "one block a row, 16 values a thread in registers, the online merge"),
-    ("copy", "a plain row copy launched the same way (a block of 256 threads a row)"),
+    ("copy", "a row copy launched the same way, a block of 256 threads a row"),
     ("reference", "one wave of blocks, each loading its next row while it reduces this "
-                  "one (chapter 7: bytes in flight)"),
+                  "one, chapter 7's bytes in flight"),
 )
 
 

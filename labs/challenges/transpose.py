@@ -50,10 +50,9 @@ MECHANISM = {
 }
 MILESTONES = (
     ("textbook", "the padded 32 x 33 tile, a block of 32 x 8 threads, 4-byte accesses"),
-    ("copy", "a plain copy with the same launch shape (each block copies its 32 x 32 "
-             "tile in place)"),
+    ("copy", "each block copies its 32 x 32 tile in place, the same launch shape"),
     ("reference", "a 64 x 32 tile moved with 16-byte accesses, more bytes in flight per "
-                  "thread (chapter 7: bytes in flight; chapter 8: vector loads)"),
+                  "thread: chapter 7's bytes in flight and chapter 8's vector loads"),
 )
 
 
