@@ -178,3 +178,21 @@ def test_the_page_shows_the_starters_cpu_verdict():
     text = page.starter_verdict("fuse")
     assert "launches" in text and "do the three steps in one kernel" in text
     assert "estimate" in text.lower()
+
+
+def test_the_references_whole_tile_and_next_row_paths_are_right():
+    """Paths the check's small sizes never reach (they keep the simulator quick): the
+    matmul reference's whole 32 x 1024 tiles, the softmax reference's next-row loads (a
+    grid of two blocks under the simulator, so five rows)."""
+    code = (
+        "from labs.challenges import challenge, harness\n"
+        "from labs.challenges.solutions import matmul, softmax\n"
+        "for name, ns, size in (('matmul', matmul, {'m': 64, 'n': 2048}),\n"
+        "                       ('softmax', softmax, {'rows': 5})):\n"
+        "    ch = challenge(name)\n"
+        "    i, _a, got = harness.run_once(ch, ns, size, seed=5)\n"
+        "    assert harness.compare(ch, i, got) is None, name\n"
+        "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=SIM, cwd=ROOT, timeout=600)
+    assert proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]

@@ -37,8 +37,8 @@ CHAIN = ((1, 1, 1), (1, 1, 1), (1, 1, 1))
 
 
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 4104}],
-               "gpu": [{"n": 999}, {"n": 4104}, {"n": 2 ** 24}]}
+CHECK_SIZES = {"sim": [{"n": 999}, {"n": 2100}],
+               "gpu": [{"n": 999}, {"n": 2100}, {"n": 2 ** 24}]}
 MECHANISM = {
     "launches": {"at_most": 1, "fix": "do the three steps in one kernel, holding the "
                  "intermediate values in registers, and launch it once"},

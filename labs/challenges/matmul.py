@@ -43,8 +43,8 @@ sizes = by_mode(sim={"m": 32, "n": 1024}, quick={"m": 4096, "n": 4096},
                 full={"m": 8192, "n": 8192})
 #: N a multiple of 8 (rows of C start on a sector), neither size a multiple of a tile.
 #: Small: the starter runs a simulated thread per output.
-CHECK_SIZES = {"sim": [{"m": 7, "n": 136}, {"m": 33, "n": 200}],
-               "gpu": [{"m": 7, "n": 136}, {"m": 33, "n": 200}, {"m": 4096, "n": 4096}]}
+CHECK_SIZES = {"sim": [{"m": 5, "n": 136}, {"m": 33, "n": 104}],
+               "gpu": [{"m": 5, "n": 136}, {"m": 33, "n": 104}, {"m": 4096, "n": 4096}]}
 MECHANISM = {
     "reads_per_element.a": {"at_most": 4, "fix": "copy a tile's rows of A into shared "
                             "memory once and reuse them for every column of the tile"},

@@ -37,8 +37,8 @@ A = np.float32(2.5)
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
 #: What a check runs: a size that is no multiple of any block size, a mid size, and on a
 #: GPU the timing size.
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 4104}],
-               "gpu": [{"n": 999}, {"n": 4104}, {"n": 2 ** 24}]}
+CHECK_SIZES = {"sim": [{"n": 999}, {"n": 2100}],
+               "gpu": [{"n": 999}, {"n": 2100}, {"n": 2 ** 24}]}
 #: The mechanism: whole sectors for every array (a few partial ones at the ragged end).
 MECHANISM = {
     "sectors.out.store": {"at_most": COALESCED, "fix": FIX_STORE},
