@@ -39,9 +39,9 @@ BLOCKS_PER_SM = 2
 
 sizes = by_mode(sim={"n": 36864}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
 #: Under the simulator the grid is 4 blocks of 256 threads (1,024), so the mid size
-#: (4,097 groups of four) gives every thread a whole turn of four 16-byte loads.
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 16390}],
-               "gpu": [{"n": 999}, {"n": 16390}, {"n": 2 ** 24}]}
+#: (8,194 groups of four) gives every thread a whole turn of eight 16-byte loads.
+CHECK_SIZES = {"sim": [{"n": 999}, {"n": 32776}],
+               "gpu": [{"n": 999}, {"n": 32776}, {"n": 2 ** 24}]}
 MECHANISM = {
     "bytes_in_flight": {"at_least": 64, "fix": "issue several independent 16-byte loads "
                         "(load4) before the first store, so each thread has more bytes "
