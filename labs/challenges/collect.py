@@ -97,6 +97,7 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str]) -> t
             undo()
     outs = {k: np.array(arrays[k]._ary) for k in ch.outputs(**size)}
     record = {"launches": rec.launches, "host_transfers": rec.host_transfers,
+              "threads": rec.threads, "elements": max(sizes.values(), default=0),
               "counters": counters.count(rec.events, sizes, rec.paths, rec.launches,
                                          sum(h["bytes"] for h in rec.host_transfers))}
     return outs, record
@@ -204,6 +205,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
         meta["errors"] = {str(k): why for k in range(len(sizes))}
         return arrays, meta
     trace = {str(path.resolve())} if path is not None else set()
+    threads = []
     for k, (size, inp) in enumerate(zip(sizes, all_inputs(ch, sizes, seed))):
         try:
             if gpu:
@@ -223,8 +225,14 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             if not record["same_after_timing"]:
                 meta["errors"][str(k)] = ("correct once, different after the timed runs (a "
                                           "launch that skips work when called again?)")
+        if not gpu:
+            threads.append(record["threads"])
         if not gpu and k == len(sizes) + COUNT_AT:
-            meta["counters"] = record["counters"]
+            # a grid that grows with the size (or covers it: 16 elements a thread at most),
+            # or one fixed grid (a wave of the simulator's 2 SMs)
+            scales = len(set(threads)) > 1 or 16 * record["threads"] >= record["elements"]
+            meta["counters"] = {**record["counters"], "threads": record["threads"],
+                                "grid_scales": int(scales)}
     return arrays, meta
 
 

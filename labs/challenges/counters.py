@@ -14,8 +14,12 @@ The counters (each key as the verdict and the targets name it):
 - ``sectors.<array>.load`` / ``sectors.<array>.store``: 32-byte sectors each warp access
   touches, x 32 bytes, over the bytes its lanes asked for, summed over warp accesses (1.0
   when every sector is used whole; 8.0 for 4-byte values a sector apart): coalescing.
+- ``l2_bytes``: those sectors x 32 bytes, all arrays together (the traffic between the
+  SMs and L2); ``bytes.<array>.load|store``: the distinct bytes of each array read or
+  written (its footprint: what DRAM must move at least once).
 - ``bank_ways``: the most ways of bank conflict of any shared-memory warp access (32 banks
-  of 4 bytes; lanes reading the same word share it), and ``bank_ways_mean``, per access.
+  of 4 bytes; lanes reading the same word share it), ``bank_ways_mean``, per access, and
+  ``shared_wavefronts``: the ways summed (128-byte passes shared memory makes).
 - ``paths_per_warp``: distinct paths through the kernel's lines among a warp's lanes, the
   mean over warps (1.0 when no warp diverges); ``paths_per_warp_max``.
 - ``reads_per_element.<array>`` / ``writes_per_element.<array>``: accesses of a global
@@ -90,8 +94,18 @@ def sectors_per_useful(c: Columns) -> dict:
     touched = np.bincount([ak_of[g] for g in (pairs // radix).tolist()],
                           minlength=2 * len(c.names))
     asked = np.bincount(ak, weights=e["itemsize"], minlength=2 * len(c.names))
-    return {f"sectors.{c.names[i // 2]}.{'load' if i % 2 == 0 else 'store'}":
-            float(touched[i] * SECTOR / asked[i]) for i in range(len(asked)) if asked[i]}
+    out = {f"sectors.{c.names[i // 2]}.{'load' if i % 2 == 0 else 'store'}":
+           float(touched[i] * SECTOR / asked[i]) for i in range(len(asked)) if asked[i]}
+    out["l2_bytes"] = int(touched.sum() * SECTOR)
+    foot = np.unique(_combine(ak, e["flat"]))
+    radix = int(e["flat"].max()) + 1
+    per = np.bincount(foot // radix, minlength=2 * len(c.names))
+    size_of = np.zeros(2 * len(c.names), np.int64)
+    size_of[ak] = e["itemsize"]
+    for i in np.flatnonzero(per):
+        out[f"bytes.{c.names[i // 2]}.{'load' if i % 2 == 0 else 'store'}"] = int(
+            per[i] * size_of[i])
+    return out
 
 
 def bank_ways(lanes: list[tuple[int, int]]) -> int:
@@ -117,7 +131,8 @@ def bank_counters(c: Columns) -> dict:
     ways = [bank_ways(lanes) for lanes in groups.values()]
     if not ways:
         return {}
-    return {"bank_ways": max(ways), "bank_ways_mean": sum(ways) / len(ways)}
+    return {"bank_ways": max(ways), "bank_ways_mean": sum(ways) / len(ways),
+            "shared_wavefronts": sum(ways)}
 
 
 def per_element(c: Columns, sizes: dict) -> dict:

@@ -40,17 +40,17 @@ MODES = ("sim", "gpu")
 # ------------------------------------------------------------------- sizes and inputs
 
 def _fallback_small(size: dict) -> dict:
-    """A small size that is not a multiple of any block size: each even count of 16 or
-    more of the module's simulator size less one (999 for 1000, 63 for 64)."""
-    return {k: int(v) - 1 if int(v) >= 16 and int(v) % 2 == 0 else int(v)
-            for k, v in size.items()}
+    """A small size that is not a multiple of any block size, and far enough below the
+    module's simulator size to tell a grid that grows from one that does not: each count
+    of 16 or more a third of it, made odd (333 for 1000, 21 for 64)."""
+    return {k: (int(v) // 3) | 1 if int(v) >= 16 else int(v) for k, v in size.items()}
 
 
 def check_sizes(ch: ModuleType, mode: str) -> list[dict]:
     """The sizes one check runs, in order. A challenge module sets them as
     ``CHECK_SIZES = {"sim": [small, mid], "gpu": [small, mid, timing]}`` (keyword sizes of
-    its ``make_inputs``); without it: a small size derived from ``sizes("sim")`` (no
-    multiple of 8), then ``sizes("sim")`` itself, and on a GPU the quick size as well."""
+    its ``make_inputs``); without it: a small size derived from ``sizes("sim")`` (odd,
+    about a third of it), then ``sizes("sim")`` itself, and on a GPU the quick size as well."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     table = getattr(ch, "CHECK_SIZES", None)

@@ -289,7 +289,8 @@ def install() -> None:
     def launched(self, *args):
         rec = Recorder.active
         if rec is not None and not self._device:
-            rec.launch(self)
+            rec.launch(self, *kernel.normalize_kernel_dimensions(self.grid_dim,
+                                                                 self.block_dim))
         return call(self, *args)
 
     kernel.FakeCUDAKernel.__call__ = launched
@@ -323,6 +324,7 @@ class Recorder:
         self.trace_files = set(trace_files or ())
         self.in_launch = False
         self.scratch = 0
+        self.threads = 0
 
     def __enter__(self):
         if Recorder.active is not None:
@@ -336,7 +338,9 @@ class Recorder:
         return False
 
     # -- launches and host copies
-    def launch(self, kernel) -> None:
+    def launch(self, kernel, grid=(1,), block=(1,)) -> None:
+        """Count one launch of ``kernel`` (its grid and block: the threads it starts)."""
+        self.threads = max(self.threads, int(np.prod(tuple(grid)) * np.prod(tuple(block))))
         self.launches += 1
         self.launch_names.append(kernel.fn.__name__)
         code = getattr(kernel.fn, "__code__", None)
