@@ -195,12 +195,11 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
                   "device": device_name(), "compiled": None}
     arrays: dict = {}
     ns, path, why = _load(name, submission)
+    compiling = None
     if why is None and compile_check is not False and path is not None and not gpu:
-        from .compile import compile_file
+        from . import compile as sm75
 
-        report = compile_file(name, path)
-        meta["compiled"] = report["compiled"]
-        why = report["error"]
+        compiling = sm75.start(name, path)  # in its own process, while the simulator runs
     if why is not None:
         meta["errors"] = {str(k): why for k in range(len(sizes))}
         return arrays, meta
@@ -233,6 +232,13 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             scales = len(set(threads)) > 1 or 16 * record["threads"] >= record["elements"]
             meta["counters"] = {**record["counters"], "threads": record["threads"],
                                 "grid_scales": int(scales)}
+    if compiling is not None:
+        report = sm75.finish(compiling)
+        meta["compiled"] = report["compiled"]
+        if report["error"]:  # what a GPU cannot compile is refused at every size
+            meta["errors"] = {str(k): report["error"] for k in range(len(sizes))}
+            meta["counters"] = {}
+            arrays.clear()
     return arrays, meta
 
 

@@ -245,6 +245,9 @@ def judge_targets(ch: ModuleType, counters: dict, mode: str) -> dict:
     On a GPU (no counters) the mechanism is left to the simulator and passes here."""
     targets = targets_of(ch)
     base = {"counters": counters, "targets": targets}
+    if mode == "sim" and not counters:
+        return {**base, "passed": False,
+                "message": "mechanism: not measured (the kernels did not run)"}
     if mode == "gpu":
         return {**base, "passed": True,
                 "message": "mechanism: judged under the simulator (check without a GPU); "

@@ -158,8 +158,8 @@ def estimate_challenge(ch: ModuleType, counters: dict, machine: str = "T4") -> d
     size = ", ".join(f"{k} = {units.count(v)}" for k, v in ch.sizes("full").items())
     words = {"dram": "DRAM", "l2": "L2", "shared": "shared memory", "compute": "compute"}
     est["text"] = (f"estimate on the {m.name} at {size}: {units.seconds(est['seconds'])}, "
-                   f"limited by {words[est['limit']]} (from the counts above and the model; "
-                   f"an estimate, not a measurement)")
+                   f"limited by {words[est['limit']]} (an estimate from the simulator's counts "
+                   f"and the model, not a measurement)")
     return est
 
 
