@@ -126,13 +126,12 @@ def dram_latency(gpu: str, results_dir=None) -> float | None:
 
 def scaled_counts(ch: ModuleType, counters: dict, machine) -> dict:
     """The keyword counts of :func:`estimate_time` at the challenge's full (timed) size,
-    from ``counters`` measured at the check's largest simulator size: bytes scaled by the
+    from ``counters`` measured at the check's largest simulator size (``counters["size"]``,
+    the keyword sizes): bytes scaled by the
     ratio of the model's bytes at the two sizes, FLOPs by that of its FLOPs; threads in
     flight: the machine full (a grid that grows with the size) or the simulator's grid
     per SM times the machine's SMs (a fixed grid)."""
-    from .judge import check_sizes
-
-    small, full = ch.op(**check_sizes(ch, "sim")[-1]), ch.op(**ch.sizes("full"))
+    small, full = ch.op(**counters["size"]), ch.op(**ch.sizes("full"))
     rb = full.bytes / small.bytes if small.bytes else 1.0
     foot = sum(v for k, v in counters.items() if k.startswith("bytes."))
     per_sm = machine.hardware("max_threads_per_sm")
