@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from labs import challenges as ch
+from labs.challenges.judge import check_sizes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SIM = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(ROOT))
@@ -36,9 +37,13 @@ def _run(runs, key):
     return entry
 
 
+#: The seed tests/challenge_content_checks.py checks with.
+SEED = 11
+
+
 def _largest(name: str) -> dict:
     """The size the counters come from (the check's largest simulator size)."""
-    return ch.challenge(name).CHECK_SIZES["sim"][-1]
+    return check_sizes(ch.challenge(name), "sim", SEED)[-1]
 
 
 #: What each starter does wrong, by hand from its code: (counter, value at the largest
@@ -62,8 +67,12 @@ def test_every_challenge_has_targets_sizes_and_milestones():
         assert {k for k, _ in spec.MILESTONES} >= {"textbook", "reference"}, name
         for t in spec.MECHANISM.values():
             assert t.get("fix"), name
-        sim = spec.CHECK_SIZES["sim"]
-        assert spec.CHECK_SIZES["gpu"][:len(sim)] == sim, name   # same small sizes on a GPU
+        mids = set()
+        for seed in range(8):
+            sim = check_sizes(spec, "sim", seed)
+            assert check_sizes(spec, "gpu", seed)[:len(sim)] == sim, name  # same on a GPU
+            mids.add(json.dumps(sim[-1]))
+        assert len(mids) > 1, name                  # the seed picks the mid size
 
 
 @pytest.mark.parametrize("name", ch.NAMES)

@@ -22,7 +22,8 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import COALESCED, FIX_STORE, by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+from .spec import (COALESCED, FIX_STORE, by_mode, seeded_sizes, vector_bytes,
+                   vector_compile_args, vector_launch, vector_outputs)
 
 NAME = "fuse"
 TITLE = "Your turn: fuse relu(1.5 x + 0.5) into one kernel"
@@ -37,8 +38,8 @@ CHAIN = ((1, 1, 1), (1, 1, 1), (1, 1, 1))
 
 
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 2100}],
-               "gpu": [{"n": 999}, {"n": 2100}, {"n": 2 ** 24}]}
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2100, 2301, 2503, 2707)],
+                           {"n": 2 ** 24})
 MECHANISM = {
     "launches": {"at_most": 1, "fix": "do the three steps in one kernel, holding the "
                  "intermediate values in registers, and launch it once"},

@@ -24,7 +24,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode, vector_bytes, vector_compile_args, vector_outputs
+from .spec import by_mode, seeded_sizes, vector_bytes, vector_compile_args, vector_outputs
 
 NAME = "ilp"
 TITLE = "Your turn: meet Little's law with independent loads"
@@ -39,9 +39,9 @@ BLOCKS_PER_SM = 2
 
 sizes = by_mode(sim={"n": 36864}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
 #: Under the simulator the grid is 4 blocks of 256 threads (1,024), so the mid size
-#: (8,194 groups of four) gives every thread a whole turn of eight 16-byte loads.
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 32776}],
-               "gpu": [{"n": 999}, {"n": 32776}, {"n": 2 ** 24}]}
+#: (over 8,192 groups of four) gives every thread a whole turn of eight 16-byte loads.
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (32776, 33001, 33203, 33405)],
+                           {"n": 2 ** 24})
 MECHANISM = {
     "bytes_in_flight": {"at_least": 64, "fix": "issue several independent 16-byte loads "
                         "(load4) before the first store, so each thread has more bytes "

@@ -24,7 +24,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import COALESCED, FIX_STORE, by_mode
+from .spec import COALESCED, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "matmul"
 TITLE = "Your turn: a thin product that asks the caches once"
@@ -43,8 +43,9 @@ sizes = by_mode(sim={"m": 32, "n": 1024}, quick={"m": 4096, "n": 4096},
                 full={"m": 8192, "n": 8192})
 #: N a multiple of 8 (rows of C start on a sector), neither size a multiple of a tile.
 #: Small: the starter runs a simulated thread per output.
-CHECK_SIZES = {"sim": [{"m": 5, "n": 136}, {"m": 33, "n": 104}],
-               "gpu": [{"m": 5, "n": 136}, {"m": 33, "n": 104}, {"m": 4096, "n": 4096}]}
+CHECK_SIZES = seeded_sizes({"m": 5, "n": 136},
+                           [{"m": m, "n": n} for m, n in ((33, 104), (35, 88), (37, 96), (39, 72))],
+                           {"m": 4096, "n": 4096})
 MECHANISM = {
     "reads_per_element.a": {"at_most": 4, "fix": "copy a tile's rows of A into shared "
                             "memory once and reuse them for every column of the tile"},

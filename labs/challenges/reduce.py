@@ -28,7 +28,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode
+from .spec import by_mode, seeded_sizes
 
 NAME = "reduce"
 TITLE = "Your turn: a block reduction with warp shuffles"
@@ -40,8 +40,8 @@ COMPILES, HOST_PASSES = 3, 4
 
 
 sizes = by_mode(sim={"n": 3001}, quick={"n": 2 ** 24}, full={"n": 2 ** 27})
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 3001}],
-               "gpu": [{"n": 999}, {"n": 3001}, {"n": 2 ** 24}]}
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (3001, 3203, 3405, 3607)],
+                           {"n": 2 ** 24})
 MECHANISM = {
     "atomics.out": {"at_most": 64, "fix": "add in registers, combine a warp "
                                "with shuffles and a block through shared memory, and "

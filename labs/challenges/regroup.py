@@ -24,7 +24,8 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+from .spec import (by_mode, seeded_sizes, vector_bytes,
+                   vector_compile_args, vector_launch, vector_outputs)
 
 NAME = "regroup"
 TITLE = "Your turn: regroup a divergent kernel by path"
@@ -42,8 +43,8 @@ FLOPS_PER_ELEMENT = 2 * 2 * STEPS + 1
 
 
 sizes = by_mode(sim={"n": 2048}, quick={"n": 2 ** 22}, full={"n": 2 ** 24})
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 2050}],
-               "gpu": [{"n": 999}, {"n": 2050}, {"n": 2 ** 22}]}
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2050, 2251, 2453, 2655)],
+                           {"n": 2 ** 22})
 MECHANISM = {
     "paths_per_warp": {"at_most": 1.25, "fix": "map a warp's 32 lanes to elements of one "
                        "parity, so the whole warp takes one side of the branch"},

@@ -22,7 +22,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import COALESCED, FIX_LOAD, FIX_STORE, by_mode
+from .spec import COALESCED, FIX_LOAD, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "saxpy"
 TITLE = "Your turn: SAXPY at the copy roof"
@@ -37,8 +37,8 @@ A = np.float32(2.5)
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
 #: What a check runs: a size that is no multiple of any block size, a mid size, and on a
 #: GPU the timing size.
-CHECK_SIZES = {"sim": [{"n": 999}, {"n": 2100}],
-               "gpu": [{"n": 999}, {"n": 2100}, {"n": 2 ** 24}]}
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2100, 2301, 2503, 2707)],
+                           {"n": 2 ** 24})
 #: The mechanism: whole sectors for every array (a few partial ones at the ragged end).
 MECHANISM = {
     "sectors.out.store": {"at_most": COALESCED, "fix": FIX_STORE},

@@ -23,7 +23,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import COALESCED, FIX_LOAD, FIX_STORE, by_mode
+from .spec import COALESCED, FIX_LOAD, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "softmax"
 TITLE = "Your turn: a one-pass online softmax"
@@ -36,8 +36,7 @@ COLS = 4096
 
 
 sizes = by_mode(sim={"rows": 2}, quick={"rows": 4096}, full={"rows": 16384})
-CHECK_SIZES = {"sim": [{"rows": 1}, {"rows": 2}],
-               "gpu": [{"rows": 1}, {"rows": 2}, {"rows": 4096}]}
+CHECK_SIZES = seeded_sizes({"rows": 1}, [{"rows": 2}, {"rows": 3}], {"rows": 4096})
 MECHANISM = {
     "reads_per_element.x": {"at_most": 1.0, "fix": "read each row once into registers "
                             "and merge the threads' (max, sum) pairs with the online "

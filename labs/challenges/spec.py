@@ -37,6 +37,19 @@ def by_mode(sim: dict, quick: dict, full: dict) -> Callable[[str], dict]:
     return sizes
 
 
+def seeded_sizes(small: dict, mids: list[dict], timing: dict) -> dict:
+    """A challenge's ``CHECK_SIZES``: under the simulator ``small`` (no multiple of any
+    block size) and one of ``mids`` chosen by the check's seed (so no grid sized for one
+    check's numbers passes the next); on a GPU the same two, then ``timing``."""
+    if not mids:
+        raise ValueError("mids must hold at least one size")
+
+    def sim(seed: int) -> list[dict]:
+        return [dict(small), dict(mids[int(seed) % len(mids)])]
+
+    return {"sim": sim, "gpu": lambda seed: sim(seed) + [dict(timing)]}
+
+
 def vector_outputs(n: int) -> dict:
     """The one-vector form's result: ``out``, n float32."""
     return {"out": ((n,), np.float32)}

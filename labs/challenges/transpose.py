@@ -25,7 +25,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import COALESCED, FIX_LOAD, by_mode
+from .spec import COALESCED, FIX_LOAD, by_mode, seeded_sizes
 
 NAME = "transpose"
 TITLE = "Your turn: a coalesced transpose"
@@ -38,8 +38,8 @@ COMPILES, HOST_PASSES = 2, 6
 
 sizes = by_mode(sim={"n": 64}, quick={"n": 4096}, full={"n": 8192})
 #: Multiples of 8 (so every row starts on a 32-byte sector) but not of 32.
-CHECK_SIZES = {"sim": [{"n": 40}, {"n": 72}],
-               "gpu": [{"n": 40}, {"n": 72}, {"n": 4096}]}
+CHECK_SIZES = seeded_sizes({"n": 40}, [{"n": n} for n in (72, 80, 88, 104)],
+                           {"n": 4096})
 MECHANISM = {
     "sectors.x.load": {"at_most": COALESCED, "fix": FIX_LOAD},
     "sectors.out.store": {"at_most": COALESCED, "fix": "stage a tile in shared memory and "
