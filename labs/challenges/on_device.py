@@ -255,6 +255,8 @@ def main(argv=None) -> int:
         part.unlink(missing_ok=True)
         for r in got:
             r.update(estimates.get((r["challenge"], r["kernel"]), {}))
+            if r.get("estimate_s") and r.get("seconds"):
+                r["estimate_over_measured"] = r["estimate_s"] / r["seconds"]
         rows += got
         if not got or "timed out" in tail:
             rows.append({"challenge": name, "kernel": "process", "error": tail[-600:],
