@@ -7,7 +7,9 @@ needs only 8 (read x once, write out once; ``perfmodel.ops.scale_shift_relu``). 
 versions are memory-bound, so the starter's time is about three times the bound. Write
 one kernel that keeps the intermediate values in registers, and change ``launch`` to
 launch it once: the check counts kernel launches per call (target: 1) and reads of x
-per element (target: 1). One thread per element, as in the starter, is enough for the
+per element (target: 1).
+
+One thread per element, as in the starter, is enough for the
 lesson; 16-byte accesses (``load4``/``store4`` from ``labs.challenges.harness``, four
 floats per thread and a plain loop for the last partial group) take you the rest of the
 way to the copy roof (chapter 8: lines and vector loads).

@@ -9,7 +9,9 @@ leaves 4 bytes in flight per thread, about 0.27 MB on a whole H200, where Little
 asks for bandwidth x latency (``perfmodel.little.bytes_in_flight``): 1.6 MB at the H200's
 idle DRAM latency, and the Little's-law lab needed about 4 MB in flight to saturate it.
 With the threads fixed, the only way up is more independent loads per thread: issue
-several 16-byte loads (``load4``) before using any of them, then store them all. The
+several 16-byte loads (``load4``) before using any of them, then store them all.
+
+The
 check measures the most bytes a thread reads before its next store (target: at least
 64, four 16-byte loads). The bound is the copy roof (8 bytes per element). The array's
 length need not be a multiple of 4: handle the last few floats on their own.

@@ -9,7 +9,9 @@ and reads a row of A and a column of B for it: 2K loads per output, 64 bytes ask
 the caches for every 4 bytes written, and every value of A is asked for N times. Let a
 block own a tile of C: copy the tile's rows of A into ``cuda.shared.array`` once, keep
 the values of B each thread needs in registers, and reuse both for every output of the
-tile. The check counts the reads of A and of B per element (target: at most 4; the
+tile.
+
+The check counts the reads of A and of B per element (target: at most 4; the
 starter's are N and M) and the sectors of C's stores (target: 1). A thread computing
 four neighbouring columns and writing them with one ``store4`` is how the reference
 reaches the write bound (chapter 8: vector loads).

@@ -16,7 +16,9 @@ few hundred floats and each atomic adds a block's sum, so no running sum is larg
 what is added to it: the fix for the time fixes the accuracy too. ``launch`` must also
 set ``out[0]`` to 0 first (the output starts as NaN). The check counts the atomic adds
 on ``out`` per call (target: at most 64 at its sizes; the starter makes one per element)
-and the reads of x per element (target: 1).
+and the reads of x per element (target: 1). The reference adds one thing: two
+independent 16-byte loads a turn instead of one, more bytes in flight per thread
+(chapter 7).
 
 Sizes: 2**27 floats (quick: 2**24). On a T4 (quick): about 10 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, three compiles 6 s; each

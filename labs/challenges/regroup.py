@@ -8,7 +8,9 @@ compute-bound (513 FLOPs for 8 bytes per element), takes about twice its bound. 
 ``element`` (which element thread t works on) so that the 32 lanes of a warp all take
 the same path; every output must still land in its own place. The check counts the
 distinct paths a warp's lanes take (target: 1, a little more where the array ends
-inside a warp). Everything else is already in the starter and stays as it is: one wave
+inside a warp).
+
+Everything else is already in the starter and stays as it is: one wave
 of resident blocks walking the array with the grid's stride (a multiple of 64, so a
 thread's elements share their parity), the next pair of elements loading while this
 pair's chains run (chapter 7's bytes in flight), and unsigned indices (numba adds

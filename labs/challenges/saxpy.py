@@ -4,6 +4,7 @@ The starter launches one thread per element and leaves the body empty. Fill it i
 that the check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
 out), an intensity of 1/6 FLOP/byte, far below any GPU's ridge, so its bound is the
 bytes over the DRAM bandwidth and the verdict reports your share of that copy roof.
+
 The mechanism the check measures is the one this chapter's knob relies on: every warp
 reads and writes whole 32-byte sectors, one sector per 32 useful bytes, and nothing is
 computed on the host. To get the last few percent, move 16 bytes per access:

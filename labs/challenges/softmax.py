@@ -10,8 +10,13 @@ are whole sectors), compute its own maximum m and sum l, then combine the thread
 pairs with the online-softmax merge (``perfmodel.softmax.merge``: m = max(m1, m2),
 l = l1 exp(m1 - m) + l2 exp(m2 - m)), across a warp with ``cuda.shfl_xor_sync`` and
 across the block's eight warps through shared memory, and write y from the registers
-with ``store4``. The check counts reads of x per element (target: 1) and the sectors of
-x's loads and y's stores (target: 1).
+with ``store4``.
+
+The check counts reads of x per element (target: 1) and the sectors of
+x's loads and y's stores (target: 1). The reference adds chapter 7's bytes in flight: it
+launches one wave of resident blocks (``resident_grid`` from
+``labs.challenges.harness``), each walking rows r, r + G, r + 2G, ... and issuing the
+loads of its next row before it reduces and writes this one.
 
 Sizes: 16,384 rows (quick: 4,096) of 4,096. On a T4 (quick): about 9 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the

@@ -8,12 +8,20 @@ sector of its own, so 8 times the bytes it stores cross to memory
 with consecutive threads on consecutive columns, wait at ``cuda.syncthreads()``, then
 write it out with consecutive threads on consecutive columns of ``out``. Pad the tile by
 one column, ``cuda.shared.array((32, 33), float32)``, so the column-wise reads from
-shared memory do not collide in one bank (the shape must be written as literal numbers,
-or as module constants numba can read: a GPU refuses anything else). The bound is the
-copy's: 8 bytes per element, no FLOPs. The check counts the sectors per 32 useful bytes
+shared memory do not collide in one bank (write the shape as literal numbers, or as
+module-level integer constants with no arithmetic: ``(TILE, TILE + 1)`` runs in the
+simulator and fails to compile for a GPU). The bound is the copy's: 8 bytes per
+element, no FLOPs.
+
+The check counts the sectors per 32 useful bytes
 of x's loads and out's stores (target: 1) and the ways of bank conflict of the worst
 shared-memory access (target: 1, no conflict). n need not be a multiple of 32: guard the
 edge tiles.
+
+The reference goes two steps further, each from another chapter: a 64 x 32
+tile moved with 16-byte accesses (``load4``/``store4``, chapter 8's vector loads), two
+each way per thread, so each thread has more bytes in flight (chapter 7); the milestones
+say what the statement's tile reaches without them.
 
 Sizes: n = 8192 (quick: 4096). On a T4 (quick): about 8 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
