@@ -28,28 +28,16 @@ SIM = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="",
            PYTHONPATH=str(ROOT))
 PY = sys.executable
 
-SAXPY = '''from numba import cuda
+def _gpu_script():
+    """scripts/engine_gpu_check.py: the wrong kernels it runs on a GPU are the ones here."""
+    spec = importlib.util.spec_from_file_location("engine_gpu_check",
+                                                  ROOT / "scripts" / "engine_gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = a * x[i] + y[i]
-
-
-def launch(a, x, y, out):
-    threads = 256
-    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)
-'''
-#: Wrong saxpy submissions, each one edit away from SAXPY (which is right).
-WRONG = {
-    "truncated": SAXPY.replace("(x.size + threads - 1) // threads", "x.size // threads"),
-    "unbounded": SAXPY.replace("    if i < x.size:\n        out[i]", "    out[i]"),
-    "hardcoded": SAXPY.replace("(x.size + threads - 1) // threads", "4"),
-    "host": SAXPY.replace("    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)",
-                          "    out.copy_to_device(a * x.copy_to_host() + y.copy_to_host())"),
-}
+SAXPY, WRONG = _gpu_script().SAXPY, _gpu_script().WRONG
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +141,10 @@ def test_the_sizes_are_small_odd_and_a_seeded_mid_size():
             assert v < 16 or (v % 2 == 1), (name, small)
         assert judge.check_sizes(spec, "sim", 3) == [small, mid]  # the judge's = collect's
         assert judge.check_sizes(spec, "gpu", 3)[-1] == spec.sizes("quick")
-    # n = 1000: a third made odd, and 1000 x (1.25 + 5/8) made odd for seed 5
+    # n = 1000: a third made odd, and 1000 x (1.0625 + 5/16) made odd for seed 5
     assert judge._fallback_small({"n": 1000}) == {"n": 333}
-    assert judge.jittered({"n": 1000}, 5) == {"n": 1875}
-    assert judge.jittered({"n": 1000}, 8) == {"n": 1251}
+    assert judge.jittered({"n": 1000}, 5) == {"n": 1375}
+    assert judge.jittered({"n": 1000}, 8) == {"n": 1063}
 
 
 def test_a_truncated_grid_a_missing_bounds_check_and_a_hard_coded_grid_fail(sim):
@@ -264,7 +252,7 @@ def test_a_file_that_is_not_an_npz_or_holds_pickles_fails(tmp_path):
 def test_the_verdict_prints_once_and_names_no_path(collected):
     v = ch.Verdict(judge.judge("saxpy", collected, 7))
     assert repr(v) == str(v) == judge.text(v)
-    assert repr(v).startswith("saxpy: passed") and "\n  - correct at every size" in repr(v)
+    assert repr(v).startswith("saxpy: PASSED on CUDA simulator (CPU)") and "\n  - correct at every size" in repr(v)
     assert not hasattr(v, "_repr_html_") and not hasattr(v, "_ipython_display_")
 
 

@@ -91,6 +91,18 @@ def _compile(kernel, args) -> None:
     lib.get_cubin(cc=CC)
 
 
+def _is_compile_error(e: BaseException) -> bool:
+    """Whether ``e`` came from compiling or linking (numba's typing and lowering errors,
+    NVVM's, the linker's), not from the submission's own Python."""
+    from numba.core.errors import NumbaError
+
+    if isinstance(e, NumbaError):
+        return True
+    names = {c.__name__ for c in type(e).__mro__}
+    return bool(names & {"NvvmError", "NvvmSupportError", "LinkerError", "CudaAPIError",
+                         "NvrtcError"})
+
+
 def compile_submission(name: str, path: pathlib.Path) -> dict:
     """``{"compiled": True|False|None, "error": None|str, "kernels": [...]}`` for the
     submission at ``path`` (this process: numba.cuda proper, no GPU needed)."""
@@ -138,6 +150,10 @@ def compile_submission(name: str, path: pathlib.Path) -> dict:
     try:
         ch.launch(ns, arrays)
     except Exception as e:
+        if not _is_compile_error(e):  # the submission's own error: the simulator says it
+            return {"compiled": None, "error": None, "kernels": sorted(done.values()),
+                    "note": f"launch stopped before every kernel compiled: "
+                            f"{type(e).__name__}"}
         text = " ".join(f"{type(e).__name__}: {e}".split())
         advice = hint(text)
         first = text[:300]

@@ -47,10 +47,11 @@ def _fallback_small(size: dict) -> dict:
 
 
 def jittered(size: dict, seed: int) -> dict:
-    """``size`` with each count of 16 or more scaled by 1.25 to 2.125 (the factor set by
-    the seed, in steps of 1/8) and made odd: a mid size no grid hard-coded for the
-    simulator's size covers, different from one seed to the next."""
-    factor = 1.25 + (int(seed) % 8) / 8
+    """``size`` with each count of 16 or more scaled by 1.0625 to 1.5 (the factor set by
+    the seed, in steps of 1/16) and made odd: a mid size no grid hard-coded for the
+    simulator's size covers (256-thread blocks rounded up for 1000 cover 1024 < 1063),
+    different from one seed to the next."""
+    factor = 1.0625 + (int(seed) % 8) / 16
     return {k: int(int(v) * factor) | 1 if int(v) >= 16 else int(v) for k, v in size.items()}
 
 
@@ -274,9 +275,9 @@ def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
 
 def text(v: dict) -> str:
     """The verdict as a student reads it: one line of status, then each message."""
-    status = "passed" if v["passed"] else "not yet"
+    status = "PASSED" if v["passed"] else "BROKEN" if v.get("broken") else "FAILED"
     where = v.get("device") or ("CUDA simulator (CPU)" if v.get("mode") == "sim" else "")
-    head = f"{v['challenge']}: {status}" + (f" (checked on {where})" if where else "")
+    head = f"{v['challenge']}: {status}" + (f" on {where}" if where else "")
     return "\n".join([head] + [f"  - {m}" for m in v["messages"]])
 
 

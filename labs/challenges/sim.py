@@ -267,8 +267,8 @@ def install() -> None:
 
     def getattr_(self, name):  # a cached set, and views of counted arrays stay counted
         item = self._item
-        if name in views and isinstance(item, _counted_class()):
-            got = getattr(item, name)
+        if name in views and any(name in vars(c) for c in type(item).__mro__[:-2]):
+            got = getattr(item, name)  # a counting array's own view: still counted
             if callable(got):
                 return lambda *a, **k: within(got(*a, **k))
             return within(got)
@@ -315,13 +315,14 @@ class Recorder:
 
     active: "Recorder | None" = None
 
-    def __init__(self, trace_files: set[str] | None = None):
+    def __init__(self, trace_files: set[str] | None = None, trace: bool = True):
         self.events: list = []
         self.paths: dict = defaultdict(set)
         self.launches = 0
         self.launch_names: list[str] = []
         self.host_transfers: list[dict] = []
         self.trace_files = set(trace_files or ())
+        self.trace = trace
         self.in_launch = False
         self.scratch = 0
         self.threads = 0
@@ -344,7 +345,7 @@ class Recorder:
         self.launches += 1
         self.launch_names.append(kernel.fn.__name__)
         code = getattr(kernel.fn, "__code__", None)
-        if code is not None:
+        if code is not None and self.trace:
             self.trace_files.add(code.co_filename)
 
     def refuse(self, what: str, nbytes: int) -> None:
