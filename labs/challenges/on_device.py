@@ -1,8 +1,9 @@
 """Every kernel challenge on this GPU: starter, reference, textbook solution, a plain copy
 of the same launch shape and any variants, each timed at the full size and judged against
 the bound, with the engine's estimate for this GPU recorded beside the measured time;
-then the misbehaving launches (a truncated grid, no bounds check, a grid hard-coded for
-one size) checked on the GPU as they are on the simulator.
+then the engine's wrong launches (a truncated grid, no bounds check, a grid hard-coded
+for one size, a numpy "kernel"; ``scripts/engine_gpu_check.py``) checked on the GPU as
+they are on the simulator.
 
     python3 -m labs.challenges.on_device --out DIR [--only NAME,...] [--limit S]
 
@@ -11,7 +12,8 @@ default), so a kernel that faults or hangs costs only its own rows; every kernel
 try/except that writes the error into its row. Writes ``DIR/challenges.json`` (a lab
 result: lab "challenges", the context of :func:`labs.gpu.context`, one row per challenge
 and kernel, a summary of each kernel's share) after every challenge, and prints a table.
-Copy it to ``labs/results/<gpu>/challenges.json``. Budget: under 4 minutes on an H200
+Copy it to ``labs/results/<gpu>/challenges.json`` (the statements' milestones read it), and
+``DIR/engine_gpu_check.json`` beside it. Budget: under 4 minutes on an H200
 (eight processes of about 5 s start-up each, inputs of up to 512 MB made once per
 challenge, a compile of 1-2 s and under a second of timed launches per kernel).
 """
@@ -160,31 +162,6 @@ def one(name: str, rows_path: pathlib.Path) -> None:
         rows_path.write_text(json.dumps(rows, default=str))
 
 
-def wrong_grid(label: str, rows_path: pathlib.Path, seed: int = 7) -> None:
-    """In the child: one of :data:`labs.challenges.misbehaving.WRONG_GRIDS` through the
-    engine's collect on this GPU (its check sizes and the timing size) and its judge."""
-    import tempfile
-
-    from . import misbehaving
-    from .collect import collect
-    from .judge import judge
-
-    row: dict = {"challenge": "saxpy", "kernel": label}
-    t0 = time.perf_counter()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = pathlib.Path(tmp) / f"{label}.py"
-            path.write_text(misbehaving.WRONG_GRIDS[label])
-            arrays, meta = collect("saxpy", path, seed, gpu=True)
-        v = judge("saxpy", {**arrays, "meta": json.dumps(meta)}, seed, mode="gpu")
-        row.update(correct=v["correct"], passed=v["passed"], first_wrong=v["first_wrong"],
-                   sizes=meta["sizes"], errors=meta["errors"])
-    except Exception as e:  # recorded
-        row.update(error=f"{type(e).__name__}: {e}"[:600])
-    row["wall_s"] = time.perf_counter() - t0
-    rows_path.write_text(json.dumps([row], default=str))
-
-
 def table(rows: list[dict]) -> str:
     lines = [f"{'challenge':10s} {'kernel':16s} {'time':>10s} {'share':>6s} {'est':>10s}  note"]
     for r in rows:
@@ -208,19 +185,14 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--limit", type=float, default=40.0)
     ap.add_argument("--one", help=argparse.SUPPRESS)
-    ap.add_argument("--grid", help=argparse.SUPPRESS)
     ap.add_argument("--rows", help=argparse.SUPPRESS)
     ap.add_argument("--no-misbehaving", action="store_true")
     a = ap.parse_args(argv)
     if a.one:
         one(a.one, pathlib.Path(a.rows))
         return 0
-    if a.grid:
-        wrong_grid(a.grid, pathlib.Path(a.rows))
-        return 0
     from .. import common
     from . import NAMES
-    from .misbehaving import WRONG_GRIDS
 
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -237,9 +209,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     estimates = simulate_all(names, out)
     print(f"simulator runs for the estimates: {time.perf_counter() - t0:.1f} s", flush=True)
-    jobs = [("--one", n) for n in names]
-    jobs += [] if a.no_misbehaving else [("--grid", g) for g in WRONG_GRIDS]
-    for flag, name in jobs:
+    for flag, name in [("--one", n) for n in names]:
         part = out / f".{name}.rows.json"
         part.unlink(missing_ok=True)
         t0 = time.perf_counter()
@@ -263,6 +233,14 @@ def main(argv=None) -> int:
                          "wall_s": time.perf_counter() - t0})
         save()
         print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
+    if not a.no_misbehaving:      # the engine's wrong launches on this GPU, its own file
+        try:
+            proc = subprocess.run([sys.executable, "scripts/engine_gpu_check.py", "--out",
+                                   str(out)], cwd=ROOT, capture_output=True, text=True,
+                                  timeout=a.limit)
+            print((proc.stdout + proc.stderr)[-600:], flush=True)
+        except Exception as e:  # the timings above are already written
+            print(f"engine_gpu_check: {type(e).__name__}: {e}", flush=True)
     print(table(rows))
     print(f"all: {time.perf_counter() - t_start:.1f} s -> {out / 'challenges.json'}")
     return 0
