@@ -41,17 +41,20 @@ def matmul(a, b, c):
                     c[r0 + r, j] = dot8(at, r, b0, b1, b2, b3, b4, b5, b6, b7)
         return
     g = c0 // 4 + t                      # this thread's 16-byte group of a row
-    b00, b01, b02, b03 = load4(b[0], g)  # b[k]: row k of B, a view
-    b10, b11, b12, b13 = load4(b[1], g)
-    b20, b21, b22, b23 = load4(b[2], g)
-    b30, b31, b32, b33 = load4(b[3], g)
-    b40, b41, b42, b43 = load4(b[4], g)
-    b50, b51, b52, b53 = load4(b[5], g)
-    b60, b61, b62, b63 = load4(b[6], g)
-    b70, b71, b72, b73 = load4(b[7], g)
+    bf = b.reshape(b.size)
+    q = n // 4
+    b00, b01, b02, b03 = load4(bf, g)
+    b10, b11, b12, b13 = load4(bf, q + g)
+    b20, b21, b22, b23 = load4(bf, 2 * q + g)
+    b30, b31, b32, b33 = load4(bf, 3 * q + g)
+    b40, b41, b42, b43 = load4(bf, 4 * q + g)
+    b50, b51, b52, b53 = load4(bf, 5 * q + g)
+    b60, b61, b62, b63 = load4(bf, 6 * q + g)
+    b70, b71, b72, b73 = load4(bf, 7 * q + g)
     cuda.syncthreads()
+    cf = c.reshape(c.size)
     for r in range(ROWS):
-        store4(c[r0 + r], g,
+        store4(cf, (r0 + r) * q + g,
                dot8(at, r, b00, b10, b20, b30, b40, b50, b60, b70),
                dot8(at, r, b01, b11, b21, b31, b41, b51, b61, b71),
                dot8(at, r, b02, b12, b22, b32, b42, b52, b62, b72),

@@ -42,27 +42,28 @@ def softmax(x, y):
     ms = cuda.shared.array((2, WARPS), float32)
     ls = cuda.shared.array((2, WARPS), float32)
     rows, t, warp = x.shape[0], cuda.threadIdx.x, cuda.threadIdx.x // 32
+    xf = x.reshape(x.size)
+    yf = y.reshape(y.size)
     row = cuda.blockIdx.x
-    base = t                             # this thread's groups in a row: t + 256 k, k < 4
+    base = row * (COLS // 4) + t         # this thread's groups: base + 256 k, k < 4
     a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = ZERO
     c0 = c1 = c2 = c3 = d0 = d1 = d2 = d3 = ZERO
     if row < rows:
-        xr = x[row]                      # a row: a view, no copy
-        a0, a1, a2, a3 = load4(xr, base)
-        b0, b1, b2, b3 = load4(xr, base + THREADS)
-        c0, c1, c2, c3 = load4(xr, base + 2 * THREADS)
-        d0, d1, d2, d3 = load4(xr, base + 3 * THREADS)
+        a0, a1, a2, a3 = load4(xf, base)
+        b0, b1, b2, b3 = load4(xf, base + THREADS)
+        c0, c1, c2, c3 = load4(xf, base + 2 * THREADS)
+        d0, d1, d2, d3 = load4(xf, base + 3 * THREADS)
     p0 = p1 = p2 = p3 = q0 = q1 = q2 = q3 = ZERO
     r0 = r1 = r2 = r3 = s0 = s1 = s2 = s3 = ZERO
     slot = 0
     while row < rows:
         nxt = row + cuda.gridDim.x
+        nbase = nxt * (COLS // 4) + t
         if nxt < rows:                   # the next row's loads, in flight meanwhile
-            xn = x[nxt]
-            p0, p1, p2, p3 = load4(xn, base)
-            q0, q1, q2, q3 = load4(xn, base + THREADS)
-            r0, r1, r2, r3 = load4(xn, base + 2 * THREADS)
-            s0, s1, s2, s3 = load4(xn, base + 3 * THREADS)
+            p0, p1, p2, p3 = load4(xf, nbase)
+            q0, q1, q2, q3 = load4(xf, nbase + THREADS)
+            r0, r1, r2, r3 = load4(xf, nbase + 2 * THREADS)
+            s0, s1, s2, s3 = load4(xf, nbase + 3 * THREADS)
         m = max(max(max(a0, a1), max(a2, a3)), max(max(b0, b1), max(b2, b3)))
         m = max(m, max(max(max(c0, c1), max(c2, c3)), max(max(d0, d1), max(d2, d3))))
         m = warp_max(m)                  # every lane holds its warp's maximum
@@ -83,14 +84,13 @@ def softmax(x, y):
         for k in range(WARPS):           # the row's sum, each warp's rescaled to big
             total += ls[slot, k] * math.exp(ms[slot, k] - big)
         sc = math.exp(m - big) / total
-        yr = y[row]
-        store4(yr, base, a0 * sc, a1 * sc, a2 * sc, a3 * sc)
-        store4(yr, base + THREADS, b0 * sc, b1 * sc, b2 * sc, b3 * sc)
-        store4(yr, base + 2 * THREADS, c0 * sc, c1 * sc, c2 * sc, c3 * sc)
-        store4(yr, base + 3 * THREADS, d0 * sc, d1 * sc, d2 * sc, d3 * sc)
+        store4(yf, base, a0 * sc, a1 * sc, a2 * sc, a3 * sc)
+        store4(yf, base + THREADS, b0 * sc, b1 * sc, b2 * sc, b3 * sc)
+        store4(yf, base + 2 * THREADS, c0 * sc, c1 * sc, c2 * sc, c3 * sc)
+        store4(yf, base + 3 * THREADS, d0 * sc, d1 * sc, d2 * sc, d3 * sc)
         a0, a1, a2, a3, b0, b1, b2, b3 = p0, p1, p2, p3, q0, q1, q2, q3
         c0, c1, c2, c3, d0, d1, d2, d3 = r0, r1, r2, r3, s0, s1, s2, s3
-        row, slot = nxt, 1 - slot
+        row, base, slot = nxt, nbase, 1 - slot
 
 
 def launch(x, y):

@@ -25,12 +25,12 @@ def softmax(x, y):
     ms = cuda.shared.array(WARPS, float32)
     ls = cuda.shared.array(WARPS, float32)
     row, t = cuda.blockIdx.x, cuda.threadIdx.x
-    xr, yr = x[row], y[row]              # the block's row (a view, no copy)
-    base = t                             # this thread's groups: t + 256 k, k < 4
-    a0, a1, a2, a3 = load4(xr, base)
-    b0, b1, b2, b3 = load4(xr, base + THREADS)
-    c0, c1, c2, c3 = load4(xr, base + 2 * THREADS)
-    d0, d1, d2, d3 = load4(xr, base + 3 * THREADS)
+    xf, yf = x.reshape(x.size), y.reshape(y.size)
+    base = row * (COLS // 4) + t         # this thread's groups: base + 256 k, k < 4
+    a0, a1, a2, a3 = load4(xf, base)
+    b0, b1, b2, b3 = load4(xf, base + THREADS)
+    c0, c1, c2, c3 = load4(xf, base + 2 * THREADS)
+    d0, d1, d2, d3 = load4(xf, base + 3 * THREADS)
     m = max(max(max(a0, a1), max(a2, a3)), max(max(b0, b1), max(b2, b3)))
     m = max(m, max(max(max(c0, c1), max(c2, c3)), max(max(d0, d1), max(d2, d3))))
     l = (math.exp(a0 - m) + math.exp(a1 - m) + math.exp(a2 - m) + math.exp(a3 - m)
@@ -47,13 +47,13 @@ def softmax(x, y):
     for k in range(1, WARPS):            # merge the block's eight pairs
         m, l = merge(m, l, ms[k], ls[k])
     inv = float32(1.0) / l
-    store4(yr, base, math.exp(a0 - m) * inv, math.exp(a1 - m) * inv,
+    store4(yf, base, math.exp(a0 - m) * inv, math.exp(a1 - m) * inv,
            math.exp(a2 - m) * inv, math.exp(a3 - m) * inv)
-    store4(yr, base + THREADS, math.exp(b0 - m) * inv, math.exp(b1 - m) * inv,
+    store4(yf, base + THREADS, math.exp(b0 - m) * inv, math.exp(b1 - m) * inv,
            math.exp(b2 - m) * inv, math.exp(b3 - m) * inv)
-    store4(yr, base + 2 * THREADS, math.exp(c0 - m) * inv, math.exp(c1 - m) * inv,
+    store4(yf, base + 2 * THREADS, math.exp(c0 - m) * inv, math.exp(c1 - m) * inv,
            math.exp(c2 - m) * inv, math.exp(c3 - m) * inv)
-    store4(yr, base + 3 * THREADS, math.exp(d0 - m) * inv, math.exp(d1 - m) * inv,
+    store4(yf, base + 3 * THREADS, math.exp(d0 - m) * inv, math.exp(d1 - m) * inv,
            math.exp(d2 - m) * inv, math.exp(d3 - m) * inv)
 
 
