@@ -5,9 +5,14 @@ kernel multiplies, one adds, one takes the ReLU, each reading its input from DRA
 writing its result back. That is 24 bytes per element for 3 FLOPs, where the operation
 needs only 8 (read x once, write out once; ``perfmodel.ops.scale_shift_relu``). All three
 versions are memory-bound, so the starter's time is about three times the bound. Write
-one kernel that keeps the intermediate values in registers; change ``launch`` to launch
-it once. (16-byte accesses, ``load4``/``store4`` from ``labs.challenges.harness``, take you
-the rest of the way to the copy roof.)
+one kernel that keeps the intermediate values in registers, and change ``launch`` to
+launch it once: the check counts kernel launches per call (target: 1) and reads of x
+per element (target: 1).
+
+One thread per element, as in the starter, is enough for the
+lesson; 16-byte accesses (``load4``/``store4`` from ``labs.challenges.harness``, four
+floats per thread and a plain loop for the last partial group) take you the rest of the
+way to the copy roof (chapter 8: lines and vector loads).
 
 Sizes: 2**26 floats (quick: 2**24). On a T4 (quick): about 11 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, three compiles 6 s, the
@@ -19,7 +24,8 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+from .spec import (COALESCED, FIX_STORE, by_mode, seeded_sizes, vector_bytes,
+                   vector_compile_args, vector_launch, vector_outputs)
 
 NAME = "fuse"
 TITLE = "Your turn: fuse relu(1.5 x + 0.5) into one kernel"
@@ -34,6 +40,20 @@ CHAIN = ((1, 1, 1), (1, 1, 1), (1, 1, 1))
 
 
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2100, 2301, 2503, 2707)],
+                           {"n": 2 ** 24})
+MECHANISM = {
+    "launches": {"at_most": 1, "fix": "do the three steps in one kernel, holding the "
+                 "intermediate values in registers, and launch it once"},
+    "reads_per_element.x": {"at_most": 1.0, "fix": "read each x once, in the one kernel"},
+    "sectors.out.store": {"at_most": COALESCED, "fix": FIX_STORE},
+}
+MILESTONES = (
+    ("textbook", "one fused kernel, one float per thread, 4-byte accesses"),
+    ("copy", "out[i] = x[i], launched the same way"),
+    ("reference", "the fused kernel with 16-byte accesses, the idea of chapter 8's lines "
+                  "and vector loads"),
+)
 #: The one-vector form: x in, out out, 8 bytes of data an element.
 outputs, launch, data_bytes = vector_outputs, vector_launch, vector_bytes
 

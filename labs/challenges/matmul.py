@@ -1,13 +1,20 @@
-"""A tiled matrix product: stage in shared memory what every output re-reads.
+"""A thin matrix product: ask the caches once for what every output re-reads.
 
 C = A @ B with A of M x K, B of K x N and K = 8: a thin product whose 2K = 16 FLOPs per
 output are cheap and whose bound is writing C (``perfmodel.ops.gemm``: intensity about
-4 FLOP/byte, below the ridge). The starter's thread computes one C[i, j] and reads a row
-of A and a column of B from global memory for it: 2K loads per output, 64 bytes asked of
-the caches for every 4 bytes written. Let a block own a tile of C; copy the tile's rows
-of A into ``cuda.shared.array`` once, keep the values of B each thread needs in
-registers, and reuse both for every output of the tile (a thread computing four
-neighbouring columns can write them with one ``store4``).
+4 FLOP/byte, below the ridge). A and B together are under a megabyte and stay in the L2,
+so no tile has to fit anywhere and DRAM sees each value once whatever the kernel does:
+what this challenge is about is the requests. The starter's thread computes one C[i, j]
+and reads a row of A and a column of B for it: 2K loads per output, 64 bytes asked of
+the caches for every 4 bytes written, and every value of A is asked for N times. Let a
+block own a tile of C: copy the tile's rows of A into ``cuda.shared.array`` once, keep
+the values of B each thread needs in registers, and reuse both for every output of the
+tile.
+
+The check counts the reads of A and of B per element (target: at most 4; the
+starter's are N and M) and the sectors of C's stores (target: 1). A thread computing
+four neighbouring columns and writing them with one ``store4`` is how the reference
+reaches the write bound (chapter 8: vector loads).
 
 Sizes: M = N = 8192 (quick: 4096), K = 8. On a T4 (quick): about 8 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the host 0.5 s; each
@@ -19,11 +26,14 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode
+from .spec import COALESCED, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "matmul"
-TITLE = "Your turn: a shared-memory tiled matrix product"
-CHAPTER, SECTION = "08_memory", "Why a tile has to fit"
+TITLE = "Your turn: a thin product that asks the caches once"
+#: Where it belongs: the staircase (requests to the caches), not "Why a tile has to
+#: fit" (K = 8 leaves no tile that must fit); the chapter cell moves with the next
+#: edit of chapter 8.
+CHAPTER, SECTION = "08_memory", "The staircase: how much, and how fast"
 KERNELS = ("matmul", "launch")
 UNIT = "fp32"
 RTOL, ATOL = 1e-5, 1e-5
@@ -33,6 +43,25 @@ K = 8
 
 sizes = by_mode(sim={"m": 32, "n": 1024}, quick={"m": 4096, "n": 4096},
                 full={"m": 8192, "n": 8192})
+#: N a multiple of 8 (rows of C start on a sector), neither size a multiple of a tile.
+#: Small: the starter runs a simulated thread per output.
+CHECK_SIZES = seeded_sizes({"m": 5, "n": 136},
+                           [{"m": m, "n": n} for m, n in ((33, 104), (35, 88), (37, 96), (39, 72))],
+                           {"m": 4096, "n": 4096})
+MECHANISM = {
+    "reads_per_element.a": {"at_most": 4, "fix": "copy a tile's rows of A into shared "
+                            "memory once and reuse them for every column of the tile"},
+    "reads_per_element.b": {"at_most": 4, "fix": "keep the column of B a thread needs in "
+                            "registers and reuse it for every row of the tile"},
+    "sectors.c.store": {"at_most": COALESCED, "fix": FIX_STORE},
+}
+MILESTONES = (
+    ("textbook", "A's rows in shared memory, a column of B in registers, one column per "
+                 "thread, 4-byte stores"),
+    ("copy", "writing C alone, launched the same way, with no products"),
+    ("reference", "four columns per thread written with one 16-byte store, chapter 8's "
+                  "vector loads"),
+)
 
 
 def make_inputs(rng, m: int, n: int) -> dict:

@@ -2,16 +2,23 @@
 
 Even and odd elements take different paths (two different chains of 2 x 128 fused
 multiply-adds; think of the real and imaginary parts of interleaved pairs). The starter
-gives thread i element i, so in every warp 16 lanes take each path: the warp runs both
+gives thread t element t, so in every warp 16 lanes take each path: the warp runs both
 paths one after the other with half its lanes idle, and the kernel, which is
 compute-bound (513 FLOPs for 8 bytes per element), takes about twice its bound. Change
 ``element`` (which element thread t works on) so that the 32 lanes of a warp all take
-the same path; every output must still land in its own place. One way: let warp 2p take
-the even elements of a span of 64 and warp 2p + 1 the odd ones.
+the same path; every output must still land in its own place. The check counts the
+distinct paths a warp's lanes take (target: 1, a little more where the array ends
+inside a warp).
 
-Sizes: 2**24 floats (quick: 2**22; the sizes are multiples of 64). On a T4 (quick):
-about 8 s (estimated by :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s,
-two compiles 4 s; each launch's 2.2 GFLOP take 0.3 ms at the T4's measured rate).
+Everything else is already in the starter and stays as it is: one wave
+of resident blocks walking the array with the grid's stride (a multiple of 64, so a
+thread's elements share their parity), the next pair of elements loading while this
+pair's chains run (chapter 7's bytes in flight), and unsigned indices (numba adds
+Python's negative-index wraparound to every access through a signed one).
+
+Sizes: 2**24 floats (quick: 2**22). On a T4 (quick): about 8 s (estimated by
+:func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s; each
+launch's 2.2 GFLOP take 0.3 ms at the T4's measured rate).
 """
 from __future__ import annotations
 
@@ -19,7 +26,8 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode, vector_bytes, vector_compile_args, vector_launch, vector_outputs
+from .spec import (by_mode, seeded_sizes, vector_bytes,
+                   vector_compile_args, vector_launch, vector_outputs)
 
 NAME = "regroup"
 TITLE = "Your turn: regroup a divergent kernel by path"
@@ -37,6 +45,16 @@ FLOPS_PER_ELEMENT = 2 * 2 * STEPS + 1
 
 
 sizes = by_mode(sim={"n": 2048}, quick={"n": 2 ** 22}, full={"n": 2 ** 24})
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2050, 2251, 2453, 2655)],
+                           {"n": 2 ** 22})
+MECHANISM = {
+    "paths_per_warp": {"at_most": 1.25, "fix": "map a warp's 32 lanes to elements of one "
+                       "parity, so the whole warp takes one side of the branch"},
+}
+MILESTONES = (
+    ("textbook", "the starter with element regrouped, the statement's one change"),
+    ("reference", "the same kernel: the starter already holds the rest"),
+)
 #: The one-vector form: x in, out out, 8 bytes of data an element.
 outputs, launch, data_bytes = vector_outputs, vector_launch, vector_bytes
 

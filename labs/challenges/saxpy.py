@@ -1,11 +1,17 @@
 """Write SAXPY, out = a * x + y, and bring it to the copy roof.
 
 The starter launches one thread per element and leaves the body empty. Fill it in, so
-that check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
+that the check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
 out), an intensity of 1/6 FLOP/byte, far below any GPU's ridge, so its bound is the
 bytes over the DRAM bandwidth and the verdict reports your share of that copy roof.
-To get near it, move 16 bytes per access: ``load4(x, i)`` and ``store4(out, i, ...)``
-from ``labs.challenges.harness`` read and write floats 4i .. 4i + 3 in one instruction.
+
+The mechanism the check measures is the one this chapter's knob relies on: every warp
+reads and writes whole 32-byte sectors, one sector per 32 useful bytes, and nothing is
+computed on the host. To get the last few percent, move 16 bytes per access:
+``load4(x, i)`` and ``store4(out, i, ...)`` from ``labs.challenges.harness`` read and
+write floats 4i .. 4i + 3 in one instruction (chapter 8 explains why wider accesses
+help); the threads then cover four floats each, and the last partial group of four
+needs a plain loop.
 
 Sizes: 2**26 floats per array (quick: 2**24). On a T4 (quick): about 9 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the
@@ -17,7 +23,7 @@ import numpy as np
 
 from perfmodel import ops
 
-from .spec import by_mode
+from .spec import COALESCED, FIX_LOAD, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "saxpy"
 TITLE = "Your turn: SAXPY at the copy roof"
@@ -30,6 +36,22 @@ A = np.float32(2.5)
 
 
 sizes = by_mode(sim={"n": 1000}, quick={"n": 2 ** 24}, full={"n": 2 ** 26})
+#: What a check runs: a size that is no multiple of any block size, a mid size, and on a
+#: GPU the timing size.
+CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (2100, 2301, 2503, 2707)],
+                           {"n": 2 ** 24})
+#: The mechanism: whole sectors for every array (a few partial ones at the ragged end).
+MECHANISM = {
+    "sectors.out.store": {"at_most": COALESCED, "fix": FIX_STORE},
+    "sectors.x.load": {"at_most": COALESCED, "fix": FIX_LOAD},
+    "sectors.y.load": {"at_most": COALESCED, "fix": FIX_LOAD},
+}
+#: The ladder ``time`` prints beside a student's share (recorded on the H200).
+MILESTONES = (
+    ("textbook", "the one-line body, one float per thread, 4-byte accesses"),
+    ("reference", "16-byte accesses with load4 and store4, chapter 8's lines and vector "
+                  "loads"),
+)
 
 
 def make_inputs(rng, n: int) -> dict:

@@ -11,7 +11,7 @@ TWO = np.float32(2.0)
 
 @cuda.jit(fastmath=True)
 def scale(x, out):
-    groups = x.size // 4                 # x.size is a multiple of 4
+    groups = x.size // 4                 # whole groups of four floats
     stride = cuda.gridsize(1)
     g = cuda.grid(1)
     while g + 7 * stride < groups:       # a full turn: 8 loads, then 8 stores
@@ -36,3 +36,6 @@ def scale(x, out):
         a0, a1, a2, a3 = load4(x, g)
         store4(out, g, TWO * a0, TWO * a1, TWO * a2, TWO * a3)
         g += stride
+    t = cuda.grid(1)
+    if t < x.size - 4 * groups:          # the last x.size % 4 floats
+        out[4 * groups + t] = TWO * x[4 * groups + t]

@@ -7,5 +7,8 @@ def scale(x, out):
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
     while i < x.size:
-        out[i] = 2.0 * x[i]   # the next load waits for this store
+        # The store needs this load's value, and the next turn's load is not
+        # issued before the store: out might overlap x, so the compiler keeps
+        # the order. One 4-byte load in flight per thread.
+        out[i] = 2.0 * x[i]
         i += stride
