@@ -242,11 +242,15 @@ class _Pids:
                     time.sleep(0.05)
 
 
-def _preexec(limits: Limits, gpu: bool, pids: _Pids):
+def preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
+    """The function a child runs before its command starts: its resource limits (see the
+    module's docstring), and its ``pids`` cgroup when there is one. On the simulator the
+    stack limit is cut to :data:`SIM_STACK_BYTES`: the simulator runs each thread of a
+    block as a Python thread, and each thread's stack counts in the address space."""
     import resource
 
     cpu = max(1, math.ceil(limits.cpu))
-    procs = str(pids.path / "cgroup.procs") if pids.path else None
+    procs = str(pids.path / "cgroup.procs") if pids is not None and pids.path else None
 
     def apply() -> None:
         if procs:
@@ -311,7 +315,7 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
         with open(out, "wb") as fo, open(err, "wb") as fe:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
                                     pass_fds=(w,), start_new_session=True, close_fds=True,
-                                    preexec_fn=_preexec(limits, gpu, pids),
+                                    preexec_fn=preexec(limits, gpu, pids),
                                     env={"PATH": "/usr/bin:/bin"})
             os.close(w)
             w = -1
