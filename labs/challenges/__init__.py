@@ -11,7 +11,8 @@ out). The shared machinery is in :mod:`labs.challenges.harness` (check, timing) 
 
 >>> import labs.challenges as ch
 >>> ch.show("saxpy")                    # the statement, the starter's source, how to check
->>> ch.check("saxpy", "my_saxpy.py")    # or a module; simulator without a GPU
+>>> ch.check("saxpy", "my_saxpy.py")    # or a module; simulator without a GPU: correct at
+...                                      # several sizes, mechanism counters, estimate
 >>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, bound, share, limiting term
 
 Command line: ``python -m labs challenge list | check NAME FILE.py [--json] |
@@ -64,55 +65,92 @@ def _submission(name: str, submission):
     return submission
 
 
-def _check_in_simulator(name: str, submission) -> dict:
-    """The check in a fresh process under numba's CUDA simulator (this one imported
-    numba.cuda for a GPU it does not have, and the simulator must be chosen first)."""
-    import json
+class Verdict(dict):
+    """A check's verdict (:func:`labs.challenges.judge.judge`'s dict, plus ``message``:
+    the first wrong element or the first message). Its repr is the verdict's text, so a
+    notebook cell ending in ``check(...)`` shows it once, and nothing else prints it."""
+
+    def __repr__(self) -> str:
+        from .judge import text
+
+        return text(self)
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's plain-text display
+        p.text(repr(self))
+
+
+def _collect_elsewhere(name: str, path: pathlib.Path, seed: int, timeout_s: float) -> dict:
+    """The collected (arrays, meta) from ``python -m labs.challenges.collect`` in a fresh
+    process under the simulator (this one imported numba.cuda for a GPU it lacks)."""
     import os
     import subprocess
     import sys
+    import tempfile
 
-    if submission is None:
-        path = starter_path(name)
-    elif isinstance(submission, (str, pathlib.Path)):
-        path = pathlib.Path(submission)
-    else:
-        path = pathlib.Path(getattr(submission, "__file__", "") or "")
-        if not path.is_file():
-            raise ValueError("without a GPU, check a submission given as a file path (or a "
-                             "module with a __file__)")
+    from .collect import failed
+    from .judge import _load
+
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
                PYTHONPATH=os.pathsep.join([str(HERE.parents[1]),
                                            os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-m", "labs", "challenge", "check", name,
-                           str(path.resolve()), "--json"], capture_output=True, text=True,
-                          env=env, cwd=str(HERE.parents[1]))
-    lines = proc.stdout.strip().splitlines()
-    if not lines:
-        return {"challenge": name, "passed": False, "broken": True, "device": None,
-                "message": f"the check did not run: {proc.stderr.strip()[-400:]}"}
-    return json.loads(lines[-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "collected.npz"
+        try:
+            proc = subprocess.run([sys.executable, "-m", "labs.challenges.collect", name,
+                                   str(path.resolve()), "--seed", str(seed), "--out",
+                                   str(out)], capture_output=True, text=True, env=env,
+                                  cwd=str(HERE.parents[1]), timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return failed(name, seed, f"the check did not finish in {timeout_s:.0f} s (a "
+                                      f"kernel that never ends?)")
+        if proc.returncode != 0 or not out.exists():
+            return failed(name, seed, "the check did not run: "
+                          + " ".join(proc.stderr.split())[-300:])
+        arrays, meta = _load(out)
+    return {**arrays, "meta": meta}
 
 
-def check(name: str, submission=None, seed: int = 0) -> dict:
-    """Check a submission (a file path, a module, or None for the starter) for correctness:
-    on the GPU when there is one, else under numba's CUDA simulator (in a process of its
-    own when this one has not chosen the simulator). Returns the harness's result dict
-    (``passed``, ``message`` naming the first wrong element, ``device``)."""
+def check(name: str, submission=None, seed: int | None = None, machine: str = "T4",
+          timeout_s: float = 300.0) -> Verdict:
+    """Check a submission (a file path, a module, or None for the starter): correct at
+    every size of the check against numpy, its mechanism against the challenge's targets
+    and the time the model estimates on ``machine`` (under numba's CUDA simulator, in a
+    process of its own where this one has not chosen it); on a GPU, correct at the GPU's
+    sizes. ``seed``: of the random inputs (None: a fresh one). Returns a :class:`Verdict`
+    (printed once in a notebook, as a cell's value)."""
+    import secrets
+
     from ..gpu import has_cuda
     from ..kernels import simulated
+    from .judge import judge
 
-    ch = challenge(name)
+    challenge(name)
+    seed = secrets.randbelow(2 ** 31) if seed is None else int(seed)
+    if submission is None:
+        submission = starter_path(name)
     if not simulated() and not has_cuda():
-        return _check_in_simulator(name, submission)
-    from .harness import BrokenSubmission, check as _check, device_name
+        if isinstance(submission, (str, pathlib.Path)):
+            path = pathlib.Path(submission)
+        else:
+            path = pathlib.Path(getattr(submission, "__file__", "") or "")
+            if not path.is_file():
+                raise ValueError("submission: without a GPU, check a file path (or a module "
+                                 "with a __file__)")
+        if not path.is_file():
+            collected = failed(name, seed, f"no such file: {path.name}")
+        else:
+            collected = _collect_elsewhere(name, path, seed, timeout_s)
+    else:
+        from .collect import collect
 
-    try:
-        ns = _submission(name, submission)
-    except BrokenSubmission as e:
-        return {"challenge": name, "passed": False, "broken": True, "message": str(e),
-                "device": device_name()}
-    return _check(ch, ns, seed=seed)
+        arrays, meta = collect(name, submission, seed, gpu=not simulated())
+        collected = {**arrays, "meta": meta}
+    v = Verdict(judge(name, collected, seed, machine))
+    v["seed"] = seed
+    v["message"] = v.get("detail") or "; ".join(v["messages"])
+    return v
 
 
 def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:

@@ -1,12 +1,16 @@
 """python -m labs challenge list | starter NAME | check NAME FILE.py [--json] |
 time NAME [FILE.py | --reference] [--quick] [--json]
 
-check: exit 0 when the submission passes, 1 when it runs but is wrong, 2 when it cannot
-be run (it does not import, lacks a name the challenge needs, or its kernels do not
-compile, launch or finish: under the simulator an index out of bounds raises, and lands
-here). A kernel that hangs hangs the check: a grader runs it under a time limit. Without a CUDA GPU the check runs under numba's CUDA simulator. With
---json the last line of stdout is one JSON object: challenge, passed, broken, message,
-device, mode, sizes (time adds the verdict).
+check [--seed S] [--machine T4]: collect (:mod:`labs.challenges.collect`) then judge
+(:mod:`labs.challenges.judge`): correct at every size of the check, the mechanism counters
+against the challenge's targets and the model's estimate on the machine. Exit 0 when the
+submission passes, 1 when it runs but is wrong or misses its mechanism target, 2 when it
+cannot be run at some size (it does not import, lacks a name the challenge needs, or its
+kernels do not compile, launch or finish: under the simulator an index out of bounds
+raises, and lands here; so does work done on the host inside launch). Without a CUDA GPU
+the check runs under numba's CUDA simulator. With --json the last line of stdout is the
+verdict as one JSON object (challenge, passed, correct, broken, message, mechanism,
+estimate, messages, device, mode, sizes, seed; time adds the verdict).
 
 time (GPU only): check at the timing size, then time and judge against the bound on this
 GPU; exit 0 when the timing is accepted, 1 when the check fails or the timing is refused
@@ -64,6 +68,8 @@ def main(argv: list[str]) -> int:
     c.add_argument("name")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
+    c.add_argument("--seed", type=int, default=None, help="of the inputs (default: fresh)")
+    c.add_argument("--machine", default="T4", help="perfmodel machine of the estimate")
     t = sub.add_parser("time", help="time a submission against its bound (GPU only)")
     t.add_argument("name")
     t.add_argument("file", nargs="?")
@@ -94,8 +100,11 @@ def main(argv: list[str]) -> int:
         _use_simulator_without_gpu()
         from . import check
 
-        result = check(a.name, a.file)
-        _print(result, a.json)
+        result = check(a.name, a.file, seed=a.seed, machine=a.machine)
+        if a.json:
+            _print(dict(result), True)
+        else:
+            print(result)
         return 0 if result["passed"] else 2 if result.get("broken") else 1
     from ..gpu import has_cuda
 

@@ -32,55 +32,12 @@ WARP = 32
 
 # --------------------------------------------------------------- simulator additions
 
-def _sim_shuffle(value, source_lane) -> object:
-    """One warp-wide exchange in the simulator: every lane of the calling thread's warp
-    posts ``value`` and gets the value of lane ``source_lane(lane)`` (its own when that is
-    outside the warp). All 32 lanes must call it, as with a full mask on a GPU."""
-    me = threading.current_thread()
-    manager = me._manager
-    with _SHFL_LOCK:
-        warps = manager.__dict__.setdefault("_challenge_warps", {})
-        warp = me.thread_id // WARP
-        if warp not in warps:
-            threads = int(np.prod(manager._block_dim))
-            if threads % WARP:
-                raise RuntimeError(f"warp shuffles need whole warps; the block has {threads} "
-                                   f"threads")
-            warps[warp] = ([None] * WARP, threading.Barrier(WARP, timeout=30))
-        values, barrier = warps[warp]
-    lane = me.thread_id % WARP
-    values[lane] = value
-    try:
-        barrier.wait()
-        src = source_lane(lane)
-        got = values[src] if 0 <= src < WARP else value
-        barrier.wait()
-    except threading.BrokenBarrierError:
-        raise RuntimeError(f"warp {warp}: not every lane reached the shuffle (a shuffle "
-                           f"inside a branch only some lanes take?)") from None
-    return got
-
-
-_SHFL_LOCK = threading.Lock()
-
-
-def _install_sim_shuffles() -> None:
-    """Give the simulator's fake ``cuda`` module the warp shuffles it lacks
-    (``shfl_down_sync``, ``shfl_up_sync``, ``shfl_xor_sync``, ``shfl_sync``)."""
-    from numba.cuda.simulator import kernelapi
-
-    fake = kernelapi.FakeCUDAModule
-    if getattr(fake, "_challenge_shuffles", False):
-        return
-    fake.shfl_down_sync = lambda self, mask, v, d: _sim_shuffle(v, lambda ln: ln + d)
-    fake.shfl_up_sync = lambda self, mask, v, d: _sim_shuffle(v, lambda ln: ln - d)
-    fake.shfl_xor_sync = lambda self, mask, v, d: _sim_shuffle(v, lambda ln: ln ^ d)
-    fake.shfl_sync = lambda self, mask, v, src: _sim_shuffle(v, lambda ln: src)
-    fake._challenge_shuffles = True
-
-
 if simulated():
-    _install_sim_shuffles()
+    from . import sim as _sim
+
+    # the fast block scheduler, the warp shuffles, and one access per 16-byte load/store
+    _sim.install()
+    load4, store4 = _sim.vector(load4), _sim.vector(store4)
 
 
 class Tally:

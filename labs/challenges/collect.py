@@ -1,0 +1,279 @@
+"""Run a submission at every size of its check and record what it did: the ONLY part of a
+check that runs student code (in grading, inside a sandbox). It never decides pass or fail;
+:mod:`labs.challenges.judge` does, from the file this writes.
+
+    python -m labs.challenges.collect NAME SUBMISSION.py --seed S --out OUT.npz [--gpu] [--time]
+
+Without ``--gpu`` the kernels run under numba's CUDA simulator (:mod:`labs.challenges.sim`:
+every access, path and launch recorded, host copies inside ``launch`` refused) at the
+check's simulator sizes; with ``--gpu`` on the GPU at the same small sizes plus the timing
+size, and with ``--time`` the timing size is also timed (CUDA events, median of repeats).
+Inputs come from ``numpy.random.default_rng(S)`` (:func:`labs.challenges.judge.all_inputs`).
+
+The file holds ``out{k}_<output>`` for each size k that ran, and ``meta``, one JSON string:
+challenge, seed, mode ("sim" or "gpu"), sizes, counters (simulator: the mechanism counters
+of the largest size, :mod:`labs.challenges.counters`), launches (per call of ``launch``),
+host_transfers, errors (size index -> message: an import or compile error, an exception,
+a refused host transfer), seconds (``--time``), device, compiled (whether the kernels were
+compiled for sm_75 too, :mod:`labs.challenges.compile`). Exit status 0 once it is written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+from types import ModuleType
+
+import numpy as np
+
+#: Under the simulator, the counters come from this size index (the largest: the last).
+COUNT_AT = -1
+
+
+def _scrub(msg: str, path: pathlib.Path | None) -> str:
+    """A message without the grader's path to the file (a student never sees it)."""
+    msg = " ".join(str(msg).split())
+    if path is not None:
+        for p in (str(path.resolve()), str(path), path.name):
+            msg = msg.replace(p, "the submission")
+    return msg[:500]
+
+
+def _error(e: BaseException, path: pathlib.Path | None) -> str:
+    from .sim import HostTransfer
+
+    if isinstance(e, HostTransfer):
+        return _scrub(str(e), path)
+    text = str(e).strip().splitlines()
+    first = text[0] if text else ""
+    return _scrub(f"the kernels did not run: {type(e).__name__}: {first}", path)
+
+
+def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None, str | None]:
+    """(module, its file, None) or (None, file, why it cannot run)."""
+    from . import challenge
+    from .harness import BrokenSubmission, load_submission, missing_names
+
+    ch = challenge(name)
+    if isinstance(submission, (str, pathlib.Path)):
+        path = pathlib.Path(submission)
+        if not path.is_file():
+            return None, path, f"no such file: {path.name}"
+        try:
+            return load_submission(path, ch.KERNELS), path, None
+        except BrokenSubmission as e:
+            return None, path, _scrub(str(e), path)
+    missing = missing_names(submission, ch.KERNELS)
+    if missing:
+        return None, None, (f"the submission must define {', '.join(ch.KERNELS)}; missing: "
+                            f"{', '.join(missing)}")
+    file = getattr(submission, "__file__", None)
+    return submission, pathlib.Path(file) if file else None, None
+
+
+def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str]) -> tuple[dict, dict]:
+    """(outputs, record) of one call of launch under the simulator, recorded."""
+    from . import counters
+    from .sim import Recorder, patch_allocations
+
+    rec = Recorder(trace_files=trace)
+    with rec:
+        undo = patch_allocations(rec)
+        try:
+            arrays, sizes = {}, {}
+            for k, v in inputs.items():
+                if isinstance(v, np.ndarray):
+                    arrays[k], sizes[k] = rec.wrap(k, v.copy()), v.size
+                else:
+                    arrays[k] = v
+            for k, (shape, dtype) in ch.outputs(**size).items():
+                host = np.full(shape, np.nan, dtype=dtype)
+                arrays[k], sizes[k] = rec.wrap(k, host), host.size
+            with rec.launching():
+                ch.launch(ns, arrays)
+        finally:
+            undo()
+    outs = {k: np.array(arrays[k]._ary) for k in ch.outputs(**size)}
+    record = {"launches": rec.launches, "host_transfers": rec.host_transfers,
+              "counters": counters.count(rec.events, sizes, rec.paths, rec.launches,
+                                         sum(h["bytes"] for h in rec.host_transfers))}
+    return outs, record
+
+
+class _GpuGuard:
+    """On a GPU, inside launch: launches counted, host copies refused (as the recorder
+    does under the simulator)."""
+
+    def __init__(self):
+        from numba.cuda.cudadrv import devicearray
+        from numba.cuda import dispatcher
+
+        self.devicearray, self.dispatcher = devicearray, dispatcher
+        self.launches, self.transfers = 0, []
+
+    def __enter__(self):
+        from numba import cuda
+
+        from .sim import HostTransfer
+
+        da, guard = self.devicearray.DeviceNDArray, self
+        self.saved = (da.copy_to_host, da.copy_to_device, cuda.to_device,
+                      self.dispatcher.CUDADispatcher.call)
+
+        def refuse(what, nbytes):
+            guard.transfers.append({"what": what, "bytes": int(nbytes)})
+            raise HostTransfer(f"work done outside a kernel: launch {what} ({int(nbytes)} "
+                               f"bytes); every step must run in a kernel on the device")
+
+        da.copy_to_host = lambda self, *a, **k: refuse("copied an array to the host "
+                                                       "(copy_to_host)", self.nbytes)
+        da.copy_to_device = lambda self, ary, *a, **k: refuse(
+            "copied host data into an array (copy_to_device)", self.nbytes)
+        cuda.to_device = lambda ary, *a, **k: refuse(
+            "copied host data to the device (cuda.to_device)", getattr(ary, "nbytes", 0))
+        call = self.saved[3]
+
+        def counted(disp, *a, **k):
+            guard.launches += 1
+            return call(disp, *a, **k)
+
+        self.dispatcher.CUDADispatcher.call = counted
+        return self
+
+    def __exit__(self, *exc):
+        from numba import cuda
+
+        da = self.devicearray.DeviceNDArray
+        da.copy_to_host, da.copy_to_device, cuda.to_device = self.saved[:3]
+        self.dispatcher.CUDADispatcher.call = self.saved[3]
+        return False
+
+
+def _run_gpu(ch: ModuleType, ns, size: dict, inputs: dict, timed: bool) -> tuple[dict, dict]:
+    from .harness import cuda
+
+    arrays = {k: cuda.to_device(v) if isinstance(v, np.ndarray) else v
+              for k, v in inputs.items()}
+    for k, (shape, dtype) in ch.outputs(**size).items():
+        arrays[k] = cuda.to_device(np.full(shape, np.nan, dtype=dtype))
+    with _GpuGuard() as g:
+        ch.launch(ns, arrays)
+        cuda.synchronize()
+    outs = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
+    record = {"launches": g.launches, "host_transfers": g.transfers}
+    if timed:
+        from .. import timing
+
+        record["seconds"] = [float(timing.queued_time(lambda: ch.launch(ns, arrays),
+                                                      warmup=2, repeats=10))]
+        cuda.synchronize()
+        again = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
+        record["same_after_timing"] = all(np.array_equal(again[k], outs[k], equal_nan=True)
+                                          for k in outs)
+    return outs, record
+
+
+def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = False,
+            compile_check: bool | None = None) -> tuple[dict, dict]:
+    """(arrays, meta) for ``submission`` (a file path, or a module or namespace with the
+    challenge's names) at every size of the check. Under the simulator this process must
+    have ``NUMBA_ENABLE_CUDASIM=1`` set before numba.cuda was imported (``main`` does).
+    ``compile_check``: also compile the kernels for sm_75 where NVVM is installed (None:
+    when the submission is a file and the simulator runs)."""
+    from . import challenge
+    from .harness import device_name
+    from .judge import all_inputs, check_sizes, key, timing_index
+
+    ch = challenge(name)
+    mode = "gpu" if gpu else "sim"
+    sizes = check_sizes(ch, mode)
+    meta: dict = {"challenge": name, "seed": int(seed), "mode": mode, "sizes": sizes,
+                  "counters": {}, "launches": 0, "host_transfers": [], "errors": {},
+                  "device": device_name(), "compiled": None}
+    arrays: dict = {}
+    ns, path, why = _load(name, submission)
+    if why is None and compile_check is not False and path is not None and not gpu:
+        from .compile import compile_file
+
+        report = compile_file(name, path)
+        meta["compiled"] = report["compiled"]
+        why = report["error"]
+    if why is not None:
+        meta["errors"] = {str(k): why for k in range(len(sizes))}
+        return arrays, meta
+    trace = {str(path.resolve())} if path is not None else set()
+    for k, (size, inp) in enumerate(zip(sizes, all_inputs(ch, sizes, seed))):
+        try:
+            if gpu:
+                outs, record = _run_gpu(ch, ns, size, inp,
+                                        time and k == timing_index(ch, mode))
+            else:
+                outs, record = _run_sim(ch, ns, size, inp, trace)
+        except Exception as e:  # anything the submission does: recorded, never raised
+            meta["errors"][str(k)] = _error(e, path)
+            continue
+        for out, a in outs.items():
+            arrays[key(k, out)] = a
+        meta["launches"] = record["launches"]
+        meta["host_transfers"] += record["host_transfers"]
+        if "seconds" in record:
+            meta["seconds"] = record["seconds"]
+            if not record["same_after_timing"]:
+                meta["errors"][str(k)] = ("correct once, different after the timed runs (a "
+                                          "launch that skips work when called again?)")
+        if not gpu and k == len(sizes) + COUNT_AT:
+            meta["counters"] = record["counters"]
+    return arrays, meta
+
+
+def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
+    """What collect records when nothing could run: every size's error is ``why``."""
+    from . import challenge
+    from .judge import check_sizes
+
+    sizes = check_sizes(challenge(name), mode)
+    return {"meta": {"challenge": name, "seed": int(seed), "mode": mode, "sizes": sizes,
+                     "counters": {}, "launches": 0, "host_transfers": [],
+                     "errors": {str(k): why for k in range(len(sizes))}, "device": None}}
+
+
+def write(path: str | pathlib.Path, arrays: dict, meta: dict) -> pathlib.Path:
+    """The one npz file: the output arrays and ``meta`` as a JSON string."""
+    path = pathlib.Path(path)
+    with open(path, "wb") as f:
+        np.savez(f, meta=np.array(json.dumps(meta, sort_keys=True, default=str)), **arrays)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m labs.challenges.collect",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("name")
+    ap.add_argument("submission")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gpu", action="store_true", help="run on the GPU (default: simulator)")
+    ap.add_argument("--time", action="store_true", help="with --gpu: time the timing size")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="skip the sm_75 compile (simulator only)")
+    a = ap.parse_args(argv)
+    if a.time and not a.gpu:
+        ap.error("--time needs --gpu")
+    if not a.gpu:
+        if "numba.cuda" in sys.modules and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+            ap.error("numba.cuda was imported before the simulator could be chosen")
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    from . import NAMES
+
+    if a.name not in NAMES:
+        ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")
+    arrays, meta = collect(a.name, a.submission, a.seed, gpu=a.gpu, time=a.time,
+                           compile_check=False if a.no_compile else None)
+    write(a.out, arrays, meta)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

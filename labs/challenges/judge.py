@@ -1,0 +1,294 @@
+"""Judge what :mod:`labs.challenges.collect` recorded: never imports or runs the submission.
+
+    python -m labs.challenges.judge NAME OUT.npz --seed S [--machine T4] [--mode sim|gpu]
+                                    [--json]
+
+The judge regenerates the inputs from the seed, computes numpy's expected outputs, and
+validates the file strictly (missing or extra keys, wrong shapes or dtypes, a meta entry
+that is not JSON or whose challenge, seed, mode or sizes differ): any of these is a failed
+verdict naming the problem, never an exception. The verdict is a dict::
+
+    {"challenge", "correct", "first_wrong", "mechanism": {"passed", "counters", "targets",
+     "message"}, "estimate": {"machine", "seconds", "limit", "label": "estimate", ...},
+     "share", "passed", "messages"}
+
+Three verdicts, each a function of what was measured: *correct* (every output against
+numpy's, at every size of the check), *mechanism* (the simulator's access counters against
+the challenge's targets, :mod:`labs.challenges.counters`, with the time the model
+estimates from them, :mod:`labs.challenges.estimate`) and *share* (a GPU's timing against
+the bound, from the recorded roofs). numpy, json and perfmodel only: no numba.
+
+Exit status: 0 when the verdict passes, 1 when it does not (the verdict says why).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from types import ModuleType
+
+import numpy as np
+
+from . import counters as mech
+from .verdict import first_wrong
+
+#: The modes a collected file can be in.
+MODES = ("sim", "gpu")
+
+
+# ------------------------------------------------------------------- sizes and inputs
+
+def _fallback_small(size: dict) -> dict:
+    """A small size that is not a multiple of any block size: each even count of 16 or
+    more of the module's simulator size less one (999 for 1000, 63 for 64)."""
+    return {k: int(v) - 1 if int(v) >= 16 and int(v) % 2 == 0 else int(v)
+            for k, v in size.items()}
+
+
+def check_sizes(ch: ModuleType, mode: str) -> list[dict]:
+    """The sizes one check runs, in order. A challenge module sets them as
+    ``CHECK_SIZES = {"sim": [small, mid], "gpu": [small, mid, timing]}`` (keyword sizes of
+    its ``make_inputs``); without it: a small size derived from ``sizes("sim")`` (no
+    multiple of 8), then ``sizes("sim")`` itself, and on a GPU the quick size as well."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    table = getattr(ch, "CHECK_SIZES", None)
+    if table:
+        return [dict(s) for s in table[mode]]
+    sim = ch.sizes("sim")
+    small = _fallback_small(sim)
+    out = [small] + ([sim] if sim != small else [])
+    return out + ([ch.sizes("quick")] if mode == "gpu" else [])
+
+
+def timing_index(ch: ModuleType, mode: str) -> int | None:
+    """Which of the sizes a GPU times (the last), None under the simulator."""
+    return len(check_sizes(ch, mode)) - 1 if mode == "gpu" else None
+
+
+def all_inputs(ch: ModuleType, sizes: list[dict], seed: int) -> list[dict]:
+    """The inputs of every size, in order, all drawn from ONE ``numpy.random.default_rng
+    (seed)``: what collect runs on and what the judge recomputes."""
+    rng = np.random.default_rng(int(seed))
+    return [ch.make_inputs(rng, **size) for size in sizes]
+
+
+def key(k: int, output: str) -> str:
+    """The npz key of output ``output`` at the size of index ``k``."""
+    return f"out{k}_{output}"
+
+
+def describe_size(size: dict) -> str:
+    """'n = 999' / 'm = 61, n = 67'."""
+    return ", ".join(f"{k} = {v}" for k, v in size.items())
+
+
+# ---------------------------------------------------------------------------- loading
+
+class Malformed(Exception):
+    """The collected file is not what collect writes; the message says what is wrong."""
+
+
+def _load(npz) -> tuple[dict, dict]:
+    """(arrays, meta) from a path or a dict of arrays; Malformed names the problem."""
+    if isinstance(npz, dict):
+        data = dict(npz)
+    else:
+        try:
+            with np.load(str(npz), allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as e:
+            raise Malformed(f"the collected file cannot be read as an npz without pickles: "
+                            f"{type(e).__name__}") from None
+        except Exception as e:  # a zip that is not one, a truncated member
+            raise Malformed(f"the collected file is damaged: {type(e).__name__}") from None
+    if "meta" not in data:
+        raise Malformed("the collected file has no meta entry")
+    raw = data.pop("meta")
+    if isinstance(raw, np.ndarray):
+        if raw.dtype.kind != "U" or raw.shape != ():
+            raise Malformed("the meta entry is not one string")
+        raw = str(raw[()])
+    if isinstance(raw, str):
+        try:
+            meta = json.loads(raw)
+        except json.JSONDecodeError:
+            raise Malformed("the meta entry is not JSON") from None
+    elif isinstance(raw, dict):
+        meta = raw
+    else:
+        raise Malformed("the meta entry is not JSON")
+    if not isinstance(meta, dict):
+        raise Malformed("the meta entry is not a JSON object")
+    return data, meta
+
+
+def _validate_meta(ch: ModuleType, meta: dict, seed: int, mode: str | None) -> str:
+    """The mode; Malformed when the meta does not belong to this check."""
+    if meta.get("challenge") != ch.NAME:
+        raise Malformed(f"the collected file is for challenge {meta.get('challenge')!r}, "
+                        f"not {ch.NAME!r}")
+    if meta.get("seed") != int(seed):
+        raise Malformed(f"the collected file was made with seed {meta.get('seed')!r}, not "
+                        f"{int(seed)}")
+    got = meta.get("mode")
+    if got not in MODES or (mode is not None and got != mode):
+        raise Malformed(f"the collected file's mode is {got!r}; expected "
+                        f"{mode or ' or '.join(MODES)!r}")
+    sizes = check_sizes(ch, got)
+    if meta.get("sizes") != sizes:
+        raise Malformed(f"the collected file's sizes are {meta.get('sizes')!r}; the check "
+                        f"runs {sizes!r}")
+    errors = meta.get("errors", {})
+    if not isinstance(errors, dict) or not all(isinstance(v, str) for v in errors.values()):
+        raise Malformed("the meta entry's errors are not a map of size index to message")
+    for field, kind in (("counters", dict), ("host_transfers", list)):
+        if field in meta and not isinstance(meta[field], kind):
+            raise Malformed(f"the meta entry's {field} is not a JSON {kind.__name__}")
+    launches = meta.get("launches")
+    if launches is not None and not (isinstance(launches, int) and launches >= 0):
+        raise Malformed("the meta entry's launches is not a count")
+    seconds = meta.get("seconds")
+    if seconds is not None and not (isinstance(seconds, list) and all(
+            isinstance(s, (int, float)) and s > 0 for s in seconds)):
+        raise Malformed("the meta entry's seconds are not a list of positive times")
+    return got
+
+
+def _validate_arrays(ch: ModuleType, data: dict, sizes: list[dict], errors: dict) -> None:
+    """Malformed on a missing or extra key, or a wrong shape or dtype."""
+    want = {}
+    for k, size in enumerate(sizes):
+        for name, (shape, dtype) in ch.outputs(**size).items():
+            want[key(k, name)] = (k, tuple(shape), np.dtype(dtype))
+    extra = sorted(set(data) - set(want))
+    if extra:
+        raise Malformed(f"the collected file has entries the check does not make: "
+                        f"{', '.join(extra[:5])}")
+    for name, (k, shape, dtype) in want.items():
+        if name not in data:
+            if str(k) in errors:
+                continue
+            raise Malformed(f"the collected file lacks {name} and gives no error for size "
+                            f"{k}")
+        a = data[name]
+        if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype != dtype:
+            raise Malformed(f"{name} is {getattr(a, 'dtype', type(a).__name__)} of shape "
+                            f"{getattr(a, 'shape', None)}; expected {dtype} of shape {shape}")
+
+
+# ---------------------------------------------------------------------------- judging
+
+def _failed(ch_name: str, reason: str, machine: str) -> dict:
+    return {"challenge": ch_name, "correct": False, "first_wrong": reason,
+            "mechanism": {"passed": False, "counters": {}, "targets": {},
+                          "message": "not judged: " + reason},
+            "estimate": None, "share": None, "passed": False, "messages": [reason],
+            "machine": machine, "detail": reason, "broken": True}
+
+
+def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = None) -> dict:
+    """The verdict on a collected file (a path, or a dict of arrays with ``meta``), for
+    inputs from ``seed``; ``mode``: the mode the grader ran collect in (None: the file's).
+    Never raises on a bad file: the verdict fails and names the problem."""
+    from . import challenge
+
+    ch = challenge(name)
+    try:
+        data, meta = _load(npz)
+        mode = _validate_meta(ch, meta, seed, mode)
+        sizes = meta["sizes"]
+        errors = meta.get("errors", {})
+        _validate_arrays(ch, data, sizes, errors)
+    except Malformed as e:
+        return _failed(name, str(e), machine)
+    inputs = all_inputs(ch, sizes, seed)
+    wrong = detail = None
+    for k, (size, inp) in enumerate(zip(sizes, inputs)):
+        detail = errors.get(str(k))
+        if detail is None:
+            want = ch.expected(inp)
+            detail = next((m for m in (first_wrong(out, data[key(k, out)], want[out], ch.RTOL,
+                                                   ch.ATOL) for out in want) if m), None)
+        if detail:
+            wrong = f"at {describe_size(size)}: {detail}"
+            break
+    correct = wrong is None
+    if correct:
+        messages = [f"correct at every size ({'; '.join(describe_size(s) for s in sizes)})"]
+    elif len(errors) == len(sizes) and len(set(errors.values())) == 1:
+        messages = [f"cannot run: {detail}"]
+    else:
+        messages = [f"wrong {wrong}"]
+    counters = dict(meta.get("counters") or {})
+    if meta.get("launches") is not None:
+        counters.setdefault("launches", meta["launches"])
+    mechanism = mech.judge_targets(ch, counters, mode)
+    messages.append(mechanism["message"])
+    est = None
+    if mode == "sim" and counters:
+        from .estimate import estimate_challenge
+
+        try:
+            est = estimate_challenge(ch, counters, machine)
+            messages.append(est["text"])
+        except ValueError as e:
+            messages.append(f"no estimate: {e}")
+    share = None
+    if mode == "gpu" and correct and meta.get("seconds"):
+        share, text = _share(ch, sizes[timing_index(ch, mode)], meta)
+        messages.append(text)
+    passed = correct and mechanism["passed"] and (share is not None or mode != "gpu"
+                                                  or not meta.get("seconds"))
+    return {"challenge": name, "correct": correct, "first_wrong": wrong,
+            "mechanism": mechanism, "estimate": est, "share": share, "passed": passed,
+            "messages": messages, "machine": machine, "mode": mode,
+            "device": meta.get("device"), "detail": detail, "broken": bool(errors),
+            "sizes": sizes}
+
+
+def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
+    """The timed share of the bound on the GPU the file names, from its recorded roofs."""
+    from .verdict import roofs, verdict
+
+    seconds = float(np.median(meta["seconds"]))
+    try:
+        v = verdict(ch.op(**size), seconds, roofs(str(meta.get("device"))), ch.UNIT)
+    except ValueError as e:
+        return None, f"no share: {e}"
+    return v["share"], v["reason"]
+
+
+# --------------------------------------------------------------------------- printing
+
+def text(v: dict) -> str:
+    """The verdict as a student reads it: one line of status, then each message."""
+    status = "passed" if v["passed"] else "not yet"
+    where = v.get("device") or ("CUDA simulator (CPU)" if v.get("mode") == "sim" else "")
+    head = f"{v['challenge']}: {status}" + (f" (checked on {where})" if where else "")
+    return "\n".join([head] + [f"  - {m}" for m in v["messages"]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m labs.challenges.judge",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("name")
+    ap.add_argument("npz")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--machine", default="T4", help="perfmodel machine of the estimate")
+    ap.add_argument("--mode", choices=MODES, help="the mode collect ran in (default: the "
+                                                   "file's)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    from . import NAMES
+
+    if a.name not in NAMES:
+        ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")
+    v = judge(a.name, pathlib.Path(a.npz), a.seed, a.machine, a.mode)
+    print(json.dumps(v, default=str, sort_keys=True) if a.json else text(v))
+    return 0 if v["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

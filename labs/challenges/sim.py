@@ -1,0 +1,539 @@
+"""numba's CUDA simulator, made fast enough to check a kernel at several sizes and made
+to record what the mechanism counters read (:mod:`labs.challenges.counters`).
+
+:func:`install` (idempotent; only with ``NUMBA_ENABLE_CUDASIM=1``) replaces, in the
+simulator:
+
+- the block scheduler: the stock one polls every thread in a loop that holds the GIL; here
+  each thread waits on one condition, a barrier (``syncthreads``) releases when every
+  live thread of the block waits on it, and a warp shuffle when all 32 lanes of the warp
+  wait on it. When every live thread waits and nothing can be released (a shuffle inside
+  a branch some lanes skip, a barrier some threads never reach) the launch stops at once
+  with that reason, instead of after a time-out;
+- the warp shuffles the simulator lacks (``shfl_sync``, ``shfl_up_sync``,
+  ``shfl_down_sync``, ``shfl_xor_sync``; full mask);
+- ``cuda.shared.array``'s call-site lookup (a frame, not a formatted stack) and the
+  in-kernel array's attribute lookup (a cached set, not ``dir()`` on every ``x.size``).
+
+:class:`Recorder` then records, while it is active, every element access to the arrays it
+wraps (and to every shared array), each thread's path through the kernel's source lines,
+and the launches, and refuses host copies inside ``launch`` (work done outside a kernel).
+Counting is exact: every block of every launch is recorded (the check's sizes are small;
+see :mod:`labs.challenges.judge` for them).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections import defaultdict
+
+import numpy as np
+
+WARP = 32
+
+
+class HostTransfer(Exception):
+    """Data crossed between host and device inside ``launch``: work done outside a kernel."""
+
+
+class _Abort(Exception):
+    """Raised in a simulated thread when its block is stopped."""
+
+
+# ------------------------------------------------------------------ the block scheduler
+
+def _classes():
+    from numba.cuda.simulator import kernel
+
+    class Thread(kernel.BlockThread):
+        """A simulated CUDA thread whose waits go through its block's condition."""
+
+        def __init__(self, f, manager, blockIdx, threadIdx, debug):
+            super().__init__(f, manager, blockIdx, threadIdx, debug)
+            self.ordinals: dict = {}
+            self.vec: dict | None = None
+            self.path = 0
+            self.shfl_result = None
+
+        def run(self):
+            m = self._manager
+            rec = Recorder.active
+            try:
+                if rec is not None and rec.trace_files:
+                    sys.settrace(rec.tracer(self))
+                threading.Thread.run(self)
+            except _Abort:
+                pass
+            except Exception as e:
+                msg = f"tid={list(self.threadIdx)} ctaid={list(self.blockIdx)}: {e}"
+                try:
+                    err = type(e)(msg)
+                except Exception:  # an exception type that wants other arguments
+                    err = RuntimeError(f"{type(e).__name__}: {msg}")
+                self.exception = (err, sys.exc_info()[2])
+            finally:
+                sys.settrace(None)
+                m.exited(self)
+
+        def syncthreads(self):
+            self._manager.wait(self, "sync")
+
+    class Manager:
+        """Runs one block: every thread started, then joined; waits as described above."""
+
+        def __init__(self, f, grid_dim, block_dim, debug):
+            self._grid_dim, self._block_dim = grid_dim, block_dim
+            self._f, self._debug = f, debug
+            self.block_state = np.zeros(block_dim, dtype=np.bool_)
+            self.cond = threading.Condition()
+            self.waiting: dict = {}
+            self.live = 0
+            self.abort_reason: str | None = None
+            self.lanes: dict = defaultdict(int)
+            self.posted: dict = defaultdict(dict)
+
+        def run(self, grid_point, *args):
+            def target():
+                self._f(*args)
+
+            threads = [Thread(target, self, grid_point, p, self._debug)
+                       for p in np.ndindex(*self._block_dim)]
+            self.live = len(threads)
+            for t in threads:
+                self.lanes[t.thread_id // WARP] += 1
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            rec = Recorder.active
+            if rec is not None:
+                rec.block_done(grid_point, threads)
+            for t in threads:
+                if t.exception:
+                    raise t.exception[0].with_traceback(t.exception[1])
+            if self.abort_reason:
+                raise RuntimeError(f"ctaid={list(grid_point)}: {self.abort_reason}")
+
+        # (all below with self.cond held, except wait and exited, which take it)
+        def _stop(self, reason: str) -> None:
+            self.abort_reason = self.abort_reason or reason
+            self.waiting.clear()
+            self.cond.notify_all()
+
+        def _settle(self) -> None:
+            """Release what can be released; stop the block on a deadlock."""
+            if self.abort_reason or not self.waiting:
+                return
+            waits = list(self.waiting.values())
+            if len(waits) == self.live and all(w == "sync" for w in waits):
+                self.waiting.clear()
+                self.cond.notify_all()
+                return
+            released = False
+            for warp in {w[1] for w in waits if w != "sync"}:
+                lanes = [t for t, w in self.waiting.items() if w == ("shfl", warp)]
+                if len(lanes) == WARP:
+                    values = self.posted.pop(warp)
+                    for t in lanes:
+                        src = values[t.thread_id % WARP][1]
+                        own = values[t.thread_id % WARP][0]
+                        t.shfl_result = values[src][0] if 0 <= src < WARP else own
+                        del self.waiting[t]
+                    released = True
+            if released:
+                self.cond.notify_all()
+            elif len(self.waiting) == self.live:
+                shfl = sorted({w[1] for w in waits if w != "sync"})
+                if shfl:
+                    self._stop(f"warp {shfl[0]}: not every lane reached the shuffle (a "
+                               f"shuffle inside a branch only some lanes take, or after some "
+                               f"lanes returned?); all 32 lanes of a warp must call it")
+                else:
+                    self._stop("not every thread reached cuda.syncthreads() (a barrier "
+                               "inside a branch, or after an early return?)")
+
+        def wait(self, t, what) -> None:
+            with self.cond:
+                if self.abort_reason or t.abort:
+                    raise _Abort()
+                self.waiting[t] = what
+                self._settle()
+                while t in self.waiting and not self.abort_reason:
+                    self.cond.wait()
+                if self.abort_reason:
+                    raise _Abort()
+
+        def exited(self, t) -> None:
+            with self.cond:
+                self.live -= 1
+                if t.exception:
+                    self._stop("another thread of the block failed")
+                self._settle()
+
+        def shuffle(self, t, value, src: int):
+            if self.lanes[t.thread_id // WARP] != WARP:
+                raise RuntimeError(f"warp shuffles need whole warps of 32 threads; this block "
+                                   f"has {self.block_state.size}")
+            with self.cond:
+                self.posted[t.thread_id // WARP][t.thread_id % WARP] = (value, int(src))
+            self.wait(t, ("shfl", t.thread_id // WARP))
+            return t.shfl_result
+
+    return Thread, Manager
+
+
+def _shuffle(value, lane_of):
+    t = threading.current_thread()
+    return t._manager.shuffle(t, value, lane_of(t.thread_id % WARP))
+
+
+_INSTALLED = False
+
+
+def install() -> None:
+    """Put the scheduler, the shuffles and the faster look-ups into the simulator."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    from numba.cuda.simulator import kernel, kernelapi
+    from numba.cuda.simulator.cudadrv import devicearray
+
+    _thread, manager = _classes()
+    kernel.BlockManager = manager
+    fake = kernelapi.FakeCUDAModule
+    fake.shfl_down_sync = lambda self, mask, v, d: _shuffle(v, lambda ln: ln + d)
+    fake.shfl_up_sync = lambda self, mask, v, d: _shuffle(v, lambda ln: ln - d)
+    fake.shfl_xor_sync = lambda self, mask, v, d: _shuffle(v, lambda ln: ln ^ d)
+    fake.shfl_sync = lambda self, mask, v, src: _shuffle(v, lambda ln: src)
+    fake._challenge_shuffles = True
+
+    def shared_array(self, shape, dtype):
+        from numba.core import types
+        from numba.np import numpy_support
+
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        if shape == 0:
+            count = self._dynshared_size // dtype.itemsize
+            return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+        frame = sys._getframe(1)
+        site = (frame.f_code.co_filename, frame.f_lineno)
+        res = self._allocations.get(site)
+        if res is None:
+            res = np.zeros(shape, dtype)
+            rec = Recorder.active
+            if rec is not None:
+                res = rec.wrap_shared(f"shared@{site[1]}", res)
+            self._allocations[site] = res
+        return res
+
+    kernelapi.FakeCUDAShared.array = shared_array
+    attrs = set(dir(np.ndarray))
+    within = devicearray.FakeWithinKernelCUDAArray
+
+    def getattr_(self, name):
+        item = self._item
+        if name in attrs:
+            return getattr(item._ary, name)
+        try:
+            return item.__getitem__(name)
+        except Exception as e:
+            raise AttributeError(name) from e
+
+    within.__getattr__ = getattr_
+    call = kernel.FakeCUDAKernel.__call__
+
+    def launched(self, *args):
+        rec = Recorder.active
+        if rec is not None and not self._device:
+            rec.launch(self)
+        return call(self, *args)
+
+    kernel.FakeCUDAKernel.__call__ = launched
+    _INSTALLED = True
+
+
+# ---------------------------------------------------------------------- the recorder
+
+def _in_kernel() -> bool:
+    return hasattr(threading.current_thread(), "_manager")
+
+
+class Recorder:
+    """Records accesses, paths and launches while it is :attr:`active` (one at a time).
+
+    >>> rec = Recorder(trace_files={kernel_file})
+    >>> x = rec.wrap("x", host_array)          # a device array whose accesses count
+    >>> with rec.launching():                   # host copies refused in here
+    ...     launch(x, out)
+    >>> rec.events, rec.paths, rec.launches
+    """
+
+    active: "Recorder | None" = None
+
+    def __init__(self, trace_files: set[str] | None = None):
+        self.events: list = []
+        self.paths: dict = defaultdict(set)
+        self.launches = 0
+        self.launch_names: list[str] = []
+        self.host_transfers: list[dict] = []
+        self.trace_files = set(trace_files or ())
+        self.in_launch = False
+        self.scratch = 0
+
+    def __enter__(self):
+        if Recorder.active is not None:
+            raise RuntimeError("a Recorder is already active")
+        Recorder.active = self
+        return self
+
+    def __exit__(self, *exc):
+        Recorder.active = None
+        return False
+
+    # -- launches and host copies
+    def launch(self, kernel) -> None:
+        self.launches += 1
+        self.launch_names.append(kernel.fn.__name__)
+        code = getattr(kernel.fn, "__code__", None)
+        if code is not None:
+            self.trace_files.add(code.co_filename)
+
+    def refuse(self, what: str, nbytes: int) -> None:
+        """Record a host transfer inside launch and raise HostTransfer."""
+        self.host_transfers.append({"what": what, "bytes": int(nbytes)})
+        raise HostTransfer(f"work done outside a kernel: launch {what} ({int(nbytes)} "
+                           f"bytes); every step must run in a kernel on the device")
+
+    class _Launching:
+        def __init__(self, rec):
+            self.rec = rec
+
+        def __enter__(self):
+            self.rec.in_launch = True
+            self.rec.launches = 0
+            self.rec.launch_names = []
+
+        def __exit__(self, *exc):
+            self.rec.in_launch = False
+            return False
+
+    def launching(self):
+        """A context for one call of ``launch``: launches counted from 0, host copies
+        refused."""
+        return Recorder._Launching(self)
+
+    # -- paths
+    def tracer(self, thread):
+        files = self.trace_files
+
+        def local(frame, event, arg):
+            if event == "line":
+                thread.path = hash((thread.path, frame.f_code.co_firstlineno, frame.f_lineno))
+            return local
+
+        def global_(frame, event, arg):
+            return local if frame.f_code.co_filename in files else None
+
+        return global_
+
+    def block_done(self, grid_point, threads) -> None:
+        key = (self.launches, tuple(grid_point))
+        for t in threads:
+            self.paths[(key, t.thread_id // WARP)].add(t.path)
+
+    # -- accesses
+    def note(self, name: str, kind: str, flat: int, itemsize: int, space: str) -> None:
+        t = threading.current_thread()
+        k = (name, kind)
+        if t.vec is not None and k in t.vec:
+            ordinal = t.vec[k]
+        else:
+            ordinal = t.ordinals.get(k, 0)
+            t.ordinals[k] = ordinal + 1
+            if t.vec is not None:
+                t.vec[k] = ordinal
+        self.events.append((name, kind, (self.launches, tuple(t.blockIdx)), t.thread_id,
+                            ordinal, flat, itemsize, space))
+
+    def wrap(self, name: str, host: np.ndarray):
+        """A simulator device array over ``host`` whose element accesses are recorded."""
+        return _counted_class()(host, self, name, host)
+
+    def wrap_shared(self, name: str, array: np.ndarray):
+        return _SharedCounted(array, self, name)
+
+    def array_sizes(self) -> dict:
+        return dict(self._sizes) if hasattr(self, "_sizes") else {}
+
+
+def vector(fn):
+    """``fn`` (a simulated 16-byte load or store) as ONE access per array: its element
+    accesses share an ordinal, as the one instruction they are on a GPU."""
+    def wrapped(*args):
+        t = threading.current_thread()
+        if not hasattr(t, "vec") or t.vec is not None:
+            return fn(*args)
+        t.vec = {}
+        try:
+            return fn(*args)
+        finally:
+            t.vec = None
+
+    wrapped.__name__ = getattr(fn, "__name__", "vector")
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _flat(view: np.ndarray, base_addr: int, idx) -> int | None:
+    """The element index in the base buffer of ``view[idx]`` (idx of ints), else None."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    if len(idx) != view.ndim:
+        return None
+    off = view.__array_interface__["data"][0] - base_addr
+    for i, n, s in zip(idx, view.shape, view.strides):
+        if not isinstance(i, (int, np.integer)):
+            return None
+        i = int(i)
+        off += (i + n if i < 0 else i) * s
+    return off // view.itemsize
+
+
+_COUNTED = None
+
+
+def _counted_class():
+    global _COUNTED
+    if _COUNTED is not None:
+        return _COUNTED
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    class Counted(FakeCUDAArray):
+        """A simulator device array recording each element access to the recorder."""
+
+        def __init__(self, ary, rec, name, base, stream=0):
+            super().__init__(ary, stream)
+            self.__dict__.update(_rec=rec, _name=name, _base=base,
+                                 _addr=base.__array_interface__["data"][0])
+
+        def _view(self, ary):
+            return Counted(ary, self._rec, self._name, self._base)
+
+        def _host_guard(self, what: str, nbytes: int) -> None:
+            rec = self._rec
+            if rec.in_launch and Recorder.active is rec and not _in_kernel():
+                rec.refuse(what, nbytes)
+
+        def __getitem__(self, idx):
+            if _in_kernel():
+                flat = _flat(self._ary, self._addr, idx)
+                if flat is not None:
+                    self._rec.note(self._name, "r", flat, self._ary.itemsize, "global")
+            ret = self._ary.__getitem__(idx)
+            if isinstance(ret, np.ndarray):
+                return self._view(ret)
+            self._host_guard(f"read {self._name}[{idx}] on the host", self._ary.itemsize)
+            return ret
+
+        def __setitem__(self, idx, val):
+            if _in_kernel():
+                flat = _flat(self._ary, self._addr, idx)
+                if flat is not None:
+                    self._rec.note(self._name, "w", flat, self._ary.itemsize, "global")
+            else:
+                self._host_guard(f"wrote {self._name} from the host", self._ary.itemsize)
+            return self._ary.__setitem__(idx, val)
+
+        def copy_to_host(self, ary=None, stream=0):
+            self._host_guard(f"copied {self._name} to the host (copy_to_host)",
+                             self._ary.nbytes)
+            return super().copy_to_host(ary, stream)
+
+        def copy_to_device(self, ary, stream=0):
+            self._host_guard(f"copied host data into {self._name} (copy_to_device)",
+                             self._ary.nbytes)
+            return super().copy_to_device(ary, stream)
+
+        def __array__(self, dtype=None, copy=None):
+            self._host_guard(f"read {self._name} as a numpy array on the host",
+                             self._ary.nbytes)
+            return np.asarray(self._ary, dtype=dtype)
+
+        def reshape(self, *shape, **kw):
+            return self._view(self._ary.reshape(*shape, **kw))
+
+        def transpose(self, axes=None):
+            return self._view(np.transpose(self._ary, axes=axes))
+
+        def ravel(self, order="C"):
+            return self._view(self._ary.ravel(order))
+
+        def bind(self, stream=0):
+            return self
+
+    _COUNTED = Counted
+    return Counted
+
+
+class _SharedCounted:
+    """A shared-memory array (numpy) whose element accesses are recorded as "shared"."""
+
+    __slots__ = ("_ary", "_rec", "_name", "_addr")
+
+    def __init__(self, ary, rec, name):
+        self._ary, self._rec, self._name = ary, rec, name
+        self._addr = ary.__array_interface__["data"][0]
+
+    def __getitem__(self, idx):
+        flat = _flat(self._ary, self._addr, idx)
+        if flat is not None:
+            self._rec.note(self._name, "r", flat, self._ary.itemsize, "shared")
+        return self._ary[idx]
+
+    def __setitem__(self, idx, val):
+        flat = _flat(self._ary, self._addr, idx)
+        if flat is not None:
+            self._rec.note(self._name, "w", flat, self._ary.itemsize, "shared")
+        self._ary[idx] = val
+
+    def __getattr__(self, name):
+        return getattr(self._ary, name)
+
+    def __len__(self):
+        return len(self._ary)
+
+
+def patch_allocations(rec: Recorder):
+    """While ``rec`` records: the arrays a submission makes for itself
+    (``cuda.device_array``, ``device_array_like``) are recorded as ``scratch0``, ...; and
+    ``cuda.to_device`` inside launch is refused. Returns a function that undoes it."""
+    from numba import cuda
+
+    saved = {k: getattr(cuda, k) for k in ("device_array", "device_array_like", "to_device")}
+
+    def scratch(host):
+        name = f"scratch{rec.scratch}"
+        rec.scratch += 1
+        return rec.wrap(name, host)
+
+    def device_array(shape, dtype=np.float64, *a, **kw):
+        return scratch(np.zeros(shape, dtype))
+
+    def device_array_like(ary, stream=0):
+        return scratch(np.zeros(ary.shape, ary.dtype))
+
+    def to_device(ary, stream=0, copy=True, to=None):
+        if rec.in_launch:
+            rec.refuse("copied host data to the device (cuda.to_device)",
+                       getattr(ary, "nbytes", 0))
+        return saved["to_device"](ary, stream, copy, to)
+
+    cuda.device_array, cuda.device_array_like, cuda.to_device = (device_array,
+                                                                 device_array_like, to_device)
+
+    def undo():
+        for k, v in saved.items():
+            setattr(cuda, k, v)
+
+    return undo
