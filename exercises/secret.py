@@ -17,6 +17,8 @@ import re
 import secrets
 import subprocess
 
+#: The course a key belongs to when none is named.
+COURSE = "gpu-perf-book"
 #: Bytes of a new key.
 KEY_BYTES = 32
 _COURSE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
