@@ -462,9 +462,14 @@ def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool
     message = " ".join(str(m) for m in messages)[:2000]
     device = "GPU" if gpu else "CUDA simulator (CPU)"
     passed = v.get("passed") is True and v.get("correct") is True
-    return Result(name, passed, "passed" if passed else
-                  ("failed the check" if v.get("correct") is True else "wrong results"),
-                  message, device, run.wall_s, run.returncode, v, seed, sandboxed)
+    reason = "passed" if passed else ("failed the check" if v.get("correct") is True
+                                      else "wrong results")
+    if not v.get("correct") and _MEMORY.search(message):
+        reason = (f"killed by the memory limit of {_mib(limits.memory_bytes)}: it asked for "
+                  "more memory than the limit allows" if limits.memory_bytes
+                  else "ran out of memory (no memory limit was set)")
+    return Result(name, passed, reason, message, device, run.wall_s, run.returncode, v, seed,
+                  sandboxed)
 
 
 # --- What the challenges' command line says about them ------------------------------------
