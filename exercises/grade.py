@@ -792,7 +792,7 @@ def _write_books(out: pathlib.Path, spec: dict, rows: list[dict], late: dict[str
             mine = by[s]
             graded = [r for r in mine.values() if r["points"] != ""]
             total = sum(num(r["points"]) for r in graded)
-            out_of = sum(num(r["out_of"]) for r in mine.values())
+            out_of = sum(num(r["out_of"]) for r in graded)
             flag = late.get(s, old_late.get(s, ""))
             t.writerow((_cell(s), f"{total:g}", f"{out_of:g}",
                         sum(r["status"] == "by hand" for r in mine.values()), flag))
