@@ -503,7 +503,7 @@ def _rubric(spec: dict, subs: list[Submission], questions: dict) -> str:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80] or "_"
+    return re.sub(r"[^A-Za-z0-9_.@+-]", "_", name)[:128].lstrip(".") or "_"
 
 
 def _load_key(spec: dict, key: bytes | None) -> bytes | None:
@@ -705,7 +705,8 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     for w in warnings:
         for sub in subs:
             if sub.path is not None and w.startswith(sub.path.name + ":"):
-                sub.notes.append(w[len(sub.path.name) + 2:].capitalize() + ".")
+                said = w[len(sub.path.name) + 2:]
+                sub.notes.append(f"{said[:1].upper()}{said[1:]} ({sub.path.name}).")
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     scores = read_hand(out / HAND) if (out / HAND).exists() else {}
     if hand is not None:
