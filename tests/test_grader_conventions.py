@@ -275,3 +275,20 @@ def test_grading_imports_none_of_the_book_building_stack(tmp_path):
                          text=True, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
     assert (tmp_path / "g" / "rubric.md").exists() and (tmp_path / "g" / "totals.csv").exists()
+
+
+def test_the_student_tree_holds_no_reference_kernel_and_clones_its_branch(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_edition
+
+    tree = build_edition.student_tree(ROOT, tmp_path / "book")
+    assert not build_edition.leaks(tree)
+    solutions = tree / "labs" / "challenges" / "solutions"
+    assert [p.name for p in solutions.iterdir()] == ["__init__.py"]
+    assert (tree / "labs" / "challenges" / "starters" / "saxpy.py").exists()
+    assert "branch: student" in (tree / "_config.yml").read_text()
+    for nb in (tree / "notebooks").glob("*.ipynb"):
+        assert "branch, name = 'main'" not in nb.read_text(), nb.name
+    (solutions / "saxpy.py").write_text("x = 1\n")           # a leak is caught
+    (tree / "course.key").write_text("00" * 32)
+    assert build_edition.leaks(tree) == ["course.key", "labs/challenges/solutions/saxpy.py"]
