@@ -138,8 +138,16 @@ def test_softmax_starter_reads_each_row_three_times(sim):
 
 
 def test_check_names_the_first_wrong_element(sim):
-    assert sim["wrong/saxpy"]["message"].startswith(
-        "out[7] = 1.30318296, expected 0.303182989; 1 of 1000 elements wrong")
+    from labs.challenges.judge import check_sizes
+
+    n = check_sizes(ch.challenge("saxpy"), "sim", 0)[0]["n"]  # the check's first size
+    x = np.random.default_rng(0).random(2 * n, dtype=np.float32)
+    want = np.float32(2.5) * x[7] + x[n + 7]  # x, then y, from the seed's generator
+    assert re.match(rf"out\[7\] = (\S+), expected (\S+); 1 of {n} elements wrong",
+                    sim["wrong/saxpy"]["message"])
+    got, expected = re.findall(r"= (\S+), expected (\S+);", sim["wrong/saxpy"]["message"])[0]
+    assert float(expected) == pytest.approx(float(want)) and float(got) == pytest.approx(
+        float(want) + 1.0)
     assert sim["wrong/matmul"]["message"].startswith("c[3, 5] = nan, expected")
     assert not sim["wrong/saxpy"]["passed"] and not sim["wrong/saxpy"]["broken"]
 

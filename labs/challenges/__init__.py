@@ -124,6 +124,7 @@ def check(name: str, submission=None, seed: int | None = None, machine: str = "T
 
     from ..gpu import has_cuda
     from ..kernels import simulated
+    from .collect import failed
     from .judge import judge
 
     challenge(name)

@@ -46,9 +46,16 @@ def _error(e: BaseException, path: pathlib.Path | None) -> str:
 
     if isinstance(e, HostTransfer):
         return _scrub(str(e), path)
+    from .compile import hint
+
     text = str(e).strip().splitlines()
     first = text[0] if text else ""
-    return _scrub(f"the kernels did not run: {type(e).__name__}: {first}", path)
+    advice = hint(first)
+    if isinstance(e, IndexError) and "out of bounds" in first:
+        advice = ("a thread indexed past the end of an array: the grid has more threads "
+                  "than elements, so each thread must check its index (if i < x.size)")
+    msg = f"the kernels did not run: {type(e).__name__}: {first}"
+    return _scrub(msg + (f" ({advice})" if advice else ""), path)
 
 
 def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None, str | None]:
@@ -73,12 +80,14 @@ def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None
     return submission, pathlib.Path(file) if file else None, None
 
 
-def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str]) -> tuple[dict, dict]:
-    """(outputs, record) of one call of launch under the simulator, recorded."""
+def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | None
+             ) -> tuple[dict, dict]:
+    """(outputs, record) of one call of launch under the simulator, recorded (the paths
+    traced unless ``trace`` is None)."""
     from . import counters
     from .sim import Recorder, patch_allocations
 
-    rec = Recorder(trace_files=trace)
+    rec = Recorder(trace_files=trace, trace=trace is not None)
     with rec:
         undo = patch_allocations(rec)
         try:
@@ -92,11 +101,16 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str]) -> t
                 host = np.full(shape, np.nan, dtype=dtype)
                 arrays[k], sizes[k] = rec.wrap(k, host), host.size
             with rec.launching():
-                ch.launch(ns, arrays)
+                try:
+                    ch.launch(ns, arrays)
+                except Exception as e:
+                    e.host_transfers = rec.host_transfers
+                    raise
         finally:
             undo()
     outs = {k: np.array(arrays[k]._ary) for k in ch.outputs(**size)}
     record = {"launches": rec.launches, "host_transfers": rec.host_transfers,
+              "threads": rec.threads, "elements": max(sizes.values(), default=0),
               "counters": counters.count(rec.events, sizes, rec.paths, rec.launches,
                                          sum(h["bytes"] for h in rec.host_transfers))}
     return outs, record
@@ -163,15 +177,15 @@ def _run_gpu(ch: ModuleType, ns, size: dict, inputs: dict, timed: bool) -> tuple
         cuda.synchronize()
     outs = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
     record = {"launches": g.launches, "host_transfers": g.transfers}
-    if timed:
+    if timed:  # outputs reset to NaN, timed, and the last run's outputs are the ones judged
         from .. import timing
 
+        for k, (shape, dtype) in ch.outputs(**size).items():
+            arrays[k].copy_to_device(np.full(shape, np.nan, dtype=dtype))
         record["seconds"] = [float(timing.queued_time(lambda: ch.launch(ns, arrays),
                                                       warmup=2, repeats=10))]
         cuda.synchronize()
-        again = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
-        record["same_after_timing"] = all(np.array_equal(again[k], outs[k], equal_nan=True)
-                                          for k in outs)
+        outs = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
     return outs, record
 
 
@@ -188,31 +202,33 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
 
     ch = challenge(name)
     mode = "gpu" if gpu else "sim"
-    sizes = check_sizes(ch, mode)
+    sizes = check_sizes(ch, mode, seed)
     meta: dict = {"challenge": name, "seed": int(seed), "mode": mode, "sizes": sizes,
                   "counters": {}, "launches": 0, "host_transfers": [], "errors": {},
                   "device": device_name(), "compiled": None}
     arrays: dict = {}
     ns, path, why = _load(name, submission)
+    compiling = None
     if why is None and compile_check is not False and path is not None and not gpu:
-        from .compile import compile_file
+        from . import compile as sm75
 
-        report = compile_file(name, path)
-        meta["compiled"] = report["compiled"]
-        why = report["error"]
+        compiling = sm75.start(name, path)  # in its own process, while the simulator runs
     if why is not None:
         meta["errors"] = {str(k): why for k in range(len(sizes))}
         return arrays, meta
     trace = {str(path.resolve())} if path is not None else set()
+    threads = []
     for k, (size, inp) in enumerate(zip(sizes, all_inputs(ch, sizes, seed))):
         try:
             if gpu:
                 outs, record = _run_gpu(ch, ns, size, inp,
-                                        time and k == timing_index(ch, mode))
+                                        time and k == timing_index(ch, mode, seed))
             else:
-                outs, record = _run_sim(ch, ns, size, inp, trace)
+                counted = k == len(sizes) + COUNT_AT  # paths traced at that size only
+                outs, record = _run_sim(ch, ns, size, inp, trace if counted else None)
         except Exception as e:  # anything the submission does: recorded, never raised
             meta["errors"][str(k)] = _error(e, path)
+            meta["host_transfers"] += getattr(e, "host_transfers", [])
             continue
         for out, a in outs.items():
             arrays[key(k, out)] = a
@@ -220,11 +236,21 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
         meta["host_transfers"] += record["host_transfers"]
         if "seconds" in record:
             meta["seconds"] = record["seconds"]
-            if not record["same_after_timing"]:
-                meta["errors"][str(k)] = ("correct once, different after the timed runs (a "
-                                          "launch that skips work when called again?)")
+        if not gpu:
+            threads.append(record["threads"])
         if not gpu and k == len(sizes) + COUNT_AT:
-            meta["counters"] = record["counters"]
+            # a grid that grows with the size (or covers it: 16 elements a thread at most),
+            # or one fixed grid (a wave of the simulator's 2 SMs)
+            scales = len(set(threads)) > 1 or 16 * record["threads"] >= record["elements"]
+            meta["counters"] = {**record["counters"], "threads": record["threads"],
+                                "grid_scales": int(scales), "size": size}
+    if compiling is not None:
+        report = sm75.finish(compiling)
+        meta["compiled"] = report["compiled"]
+        if report["error"]:  # what a GPU cannot compile is refused at every size
+            meta["errors"] = {str(k): report["error"] for k in range(len(sizes))}
+            meta["counters"] = {}
+            arrays.clear()
     return arrays, meta
 
 
@@ -233,7 +259,7 @@ def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
     from . import challenge
     from .judge import check_sizes
 
-    sizes = check_sizes(challenge(name), mode)
+    sizes = check_sizes(challenge(name), mode, seed)
     return {"meta": {"challenge": name, "seed": int(seed), "mode": mode, "sizes": sizes,
                      "counters": {}, "launches": 0, "host_transfers": [],
                      "errors": {str(k): why for k in range(len(sizes))}, "device": None}}

@@ -1,9 +1,9 @@
 """The mechanism counters, from the accesses a kernel made under the simulator, and the
-challenge's targets for them. Pure Python over recorded events (no numba), so every count
-is tested on hand-made events.
+challenge's targets for them. numpy over recorded events (no numba), so every count is
+tested on hand-made events.
 
 An access event is ``(array, kind, block, thread, ordinal, flat, itemsize, space)``:
-``kind`` "r" or "w"; ``block`` a key of the launch and block (``(launch, blockIdx)``);
+``kind`` "r", "w" or "a" (an atomic read-modify-write); ``block`` a key of the launch and block (``(launch, blockIdx)``);
 ``thread`` the thread's linear index in its block; ``ordinal`` which access of that thread
 to that array and kind it is (the lanes of a warp doing their k-th access together are one
 *warp access*, as one instruction on a GPU; a 16-byte ``load4`` is one access of four
@@ -14,12 +14,17 @@ The counters (each key as the verdict and the targets name it):
 - ``sectors.<array>.load`` / ``sectors.<array>.store``: 32-byte sectors each warp access
   touches, x 32 bytes, over the bytes its lanes asked for, summed over warp accesses (1.0
   when every sector is used whole; 8.0 for 4-byte values a sector apart): coalescing.
+- ``l2_bytes``: those sectors x 32 bytes, all arrays together (the traffic between the
+  SMs and L2); ``bytes.<array>.load|store``: the distinct bytes of each array read or
+  written (its footprint: what DRAM must move at least once).
 - ``bank_ways``: the most ways of bank conflict of any shared-memory warp access (32 banks
-  of 4 bytes; lanes reading the same word share it), and ``bank_ways_mean``, per access.
+  of 4 bytes; lanes reading the same word share it), ``bank_ways_mean``, per access, and
+  ``shared_wavefronts``: the ways summed (128-byte passes shared memory makes).
 - ``paths_per_warp``: distinct paths through the kernel's lines among a warp's lanes, the
   mean over warps (1.0 when no warp diverges); ``paths_per_warp_max``.
 - ``reads_per_element.<array>`` / ``writes_per_element.<array>``: accesses of a global
   array over its elements (reuse: 1.0 when each element is read once).
+- ``atomics.<array>``: atomic operations on a global array per call (each lane's one).
 - ``bytes_in_flight``: the most bytes a thread reads in a row before its next store
   (independent loads it can have in flight: ILP).
 - ``launches``: kernel launches per call of ``launch``; ``host_bytes``: bytes copied
@@ -31,6 +36,8 @@ from collections import defaultdict
 from types import ModuleType
 from typing import Iterable
 
+import numpy as np
+
 WARP = 32
 SECTOR = 32        # bytes
 BANKS, BANK_BYTES = 32, 4
@@ -38,24 +45,67 @@ BANKS, BANK_BYTES = 32, 4
 Event = tuple  # (array, kind, block, thread, ordinal, flat, itemsize, space)
 
 
-def warp_accesses(events: Iterable[Event], space: str = "global") -> dict:
-    """(array, kind, block, warp, ordinal) -> [(flat, itemsize), ...]: the warp accesses."""
-    groups: dict = defaultdict(list)
-    for array, kind, block, thread, ordinal, flat, itemsize, sp in events:
-        if sp == space:
-            groups[(array, kind, block, thread // WARP, ordinal)].append((flat, itemsize))
-    return groups
+class Columns:
+    """The events as numpy columns, with integer codes for arrays and blocks."""
+
+    def __init__(self, events: list[Event]):
+        n = len(events)
+        cols = list(zip(*events)) if n else [()] * 8
+        self.names = sorted(set(cols[0]))
+        code = {a: i for i, a in enumerate(self.names)}
+        blocks: dict = {}
+        self.array = np.fromiter((code[a] for a in cols[0]), np.int64, n)
+        self.kind = np.fromiter(("rwa".index(k) for k in cols[1]), np.int64, n)
+        self.block = np.fromiter((blocks.setdefault(b, len(blocks)) for b in cols[2]),
+                                 np.int64, n)
+        self.thread = np.fromiter(cols[3], np.int64, n)
+        self.ordinal = np.fromiter(cols[4], np.int64, n)
+        self.flat = np.fromiter(cols[5], np.int64, n)
+        self.itemsize = np.fromiter(cols[6], np.int64, n)
+        self.shared = np.fromiter((sp == "shared" for sp in cols[7]), bool, n)
+
+    def select(self, mask: np.ndarray) -> dict:
+        return {k: getattr(self, k)[mask] for k in ("array", "kind", "block", "thread",
+                                                    "ordinal", "flat", "itemsize")}
 
 
-def sectors_per_useful(groups: dict) -> dict:
-    """``sectors.<array>.load|store`` for every array in the warp accesses ``groups``."""
-    touched: dict = defaultdict(int)
-    asked: dict = defaultdict(int)
-    for (array, kind, *_rest), lanes in groups.items():
-        name = f"sectors.{array}.{'load' if kind == 'r' else 'store'}"
-        touched[name] += len({flat * size // SECTOR for flat, size in lanes})
-        asked[name] += sum(size for _flat, size in lanes)
-    return {k: touched[k] * SECTOR / asked[k] for k in sorted(touched) if asked[k]}
+def _combine(*cols: np.ndarray) -> np.ndarray:
+    """One int64 key per row of the non-negative integer columns (mixed radix)."""
+    key = np.zeros(len(cols[0]), np.int64)
+    for c in cols:
+        key = key * (int(c.max()) + 1 if len(c) else 1) + c
+    return key
+
+
+def sectors_per_useful(c: Columns) -> dict:
+    """``sectors.<array>.load|store``: over every global warp access (lanes of one warp
+    making their k-th load or store of one array together), the distinct 32-byte sectors
+    touched x 32 bytes over the bytes the lanes asked for."""
+    e = c.select(~c.shared & (c.kind < 2))
+    if not len(e["array"]):
+        return {}
+    ak = e["array"] * 2 + e["kind"]
+    group = _combine(ak, e["block"], e["thread"] // WARP, e["ordinal"])
+    sector = e["flat"] * e["itemsize"] // SECTOR
+    pairs = np.unique(_combine(group, sector))
+    radix = int(sector.max()) + 1
+    _g, first = np.unique(group, return_index=True)
+    ak_of = dict(zip(_g.tolist(), ak[first].tolist()))
+    touched = np.bincount([ak_of[g] for g in (pairs // radix).tolist()],
+                          minlength=2 * len(c.names))
+    asked = np.bincount(ak, weights=e["itemsize"], minlength=2 * len(c.names))
+    out = {f"sectors.{c.names[i // 2]}.{'load' if i % 2 == 0 else 'store'}":
+           float(touched[i] * SECTOR / asked[i]) for i in range(len(asked)) if asked[i]}
+    out["l2_bytes"] = int(touched.sum() * SECTOR)
+    foot = np.unique(_combine(ak, e["flat"]))
+    radix = int(e["flat"].max()) + 1
+    per = np.bincount(foot // radix, minlength=2 * len(c.names))
+    size_of = np.zeros(2 * len(c.names), np.int64)
+    size_of[ak] = e["itemsize"]
+    for i in np.flatnonzero(per):
+        out[f"bytes.{c.names[i // 2]}.{'load' if i % 2 == 0 else 'store'}"] = int(
+            per[i] * size_of[i])
+    return out
 
 
 def bank_ways(lanes: list[tuple[int, int]]) -> int:
@@ -69,43 +119,55 @@ def bank_ways(lanes: list[tuple[int, int]]) -> int:
     return max((len(w) for w in words_in.values()), default=0)
 
 
-def bank_counters(groups: dict) -> dict:
+def bank_counters(c: Columns) -> dict:
     """``bank_ways`` (most) and ``bank_ways_mean`` over shared-memory warp accesses."""
+    e = c.select(c.shared & (c.kind < 2))
+    groups: dict = defaultdict(list)
+    for key, flat, size in zip(zip(e["array"].tolist(), e["kind"].tolist(),
+                                   e["block"].tolist(), (e["thread"] // WARP).tolist(),
+                                   e["ordinal"].tolist()),
+                               e["flat"].tolist(), e["itemsize"].tolist()):
+        groups[key].append((flat, size))
     ways = [bank_ways(lanes) for lanes in groups.values()]
     if not ways:
         return {}
-    return {"bank_ways": max(ways), "bank_ways_mean": sum(ways) / len(ways)}
+    return {"bank_ways": max(ways), "bank_ways_mean": sum(ways) / len(ways),
+            "shared_wavefronts": sum(ways)}
 
 
-def per_element(events: Iterable[Event], sizes: dict) -> dict:
+def per_element(c: Columns, sizes: dict) -> dict:
     """``reads_per_element.<a>`` and ``writes_per_element.<a>`` for the global arrays
-    named in ``sizes`` (array -> its element count)."""
-    count: dict = defaultdict(int)
-    for array, kind, _b, _t, _o, _f, _i, space in events:
-        if space == "global" and array in sizes:
-            count[(array, kind)] += 1
+    named in ``sizes`` (array -> its element count), and ``atomics.<a>``: atomic
+    operations on each global array."""
+    g = ~c.shared
+    counts = np.bincount(c.array[g] * 3 + c.kind[g], minlength=3 * len(c.names))
     out = {}
     for array, n in sorted(sizes.items()):
+        i = c.names.index(array) if array in c.names else None
         if n:
-            out[f"reads_per_element.{array}"] = count[(array, "r")] / n
-            out[f"writes_per_element.{array}"] = count[(array, "w")] / n
+            out[f"reads_per_element.{array}"] = float(counts[3 * i] / n) if i is not None else 0.0
+            out[f"writes_per_element.{array}"] = (float(counts[3 * i + 1] / n)
+                                                  if i is not None else 0.0)
+    for i, name in enumerate(c.names):
+        if counts[3 * i + 2]:
+            out[f"atomics.{name}"] = int(counts[3 * i + 2])
     return out
 
 
-def bytes_in_flight(events: Iterable[Event]) -> int:
+def bytes_in_flight(c: Columns) -> int:
     """The most bytes any thread reads from global memory in a row before its next global
     store: the independent loads it can have in flight (a load4 is 16 bytes)."""
-    run: dict = defaultdict(int)
-    most = 0
-    for _array, kind, block, thread, _o, _f, itemsize, space in events:
-        if space != "global":
-            continue
-        if kind == "r":
-            run[(block, thread)] += itemsize
-            most = max(most, run[(block, thread)])
-        else:
-            run[(block, thread)] = 0
-    return most
+    e = c.select(~c.shared & (c.kind < 2))
+    if not len(e["kind"]):
+        return 0
+    order = np.argsort(_combine(e["block"], e["thread"]), kind="stable")
+    thread = _combine(e["block"], e["thread"])[order]
+    read = np.where(e["kind"][order] == 0, e["itemsize"][order], 0)
+    cs = np.cumsum(read)
+    start = np.r_[True, thread[1:] != thread[:-1]]
+    write = e["kind"][order] == 1
+    reset = np.where(write, cs, np.where(start, cs - read, 0))
+    return int((cs - np.maximum.accumulate(reset)).max())
 
 
 def path_counters(paths: dict) -> dict:
@@ -120,10 +182,11 @@ def path_counters(paths: dict) -> dict:
 def count(events: list[Event], array_sizes: dict, paths: dict | None = None,
           launches: int | None = None, host_bytes: int = 0) -> dict:
     """Every counter from one run's events (see the module's docstring)."""
-    out = sectors_per_useful(warp_accesses(events, "global"))
-    out.update(bank_counters(warp_accesses(events, "shared")))
-    out.update(per_element(events, array_sizes))
-    out["bytes_in_flight"] = bytes_in_flight(events)
+    c = Columns(events)
+    out = sectors_per_useful(c)
+    out.update(bank_counters(c))
+    out.update(per_element(c, array_sizes))
+    out["bytes_in_flight"] = bytes_in_flight(c)
     out.update(path_counters(paths or {}))
     if launches is not None:
         out["launches"] = launches
@@ -142,6 +205,7 @@ WORDS = {
     "paths_per_warp_max": ("branches", "distinct paths in the most divergent warp"),
     "reads_per_element": ("reads of {array}", "per element"),
     "writes_per_element": ("writes of {array}", "per element"),
+    "atomics": ("atomic operations on {array}", "per call"),
     "bytes_in_flight": ("loads before a store", "bytes a thread has in flight at most"),
     "launches": ("kernel launches", "per call"),
     "host_bytes": ("copies to or from the host inside launch", "bytes"),
@@ -181,6 +245,9 @@ def judge_targets(ch: ModuleType, counters: dict, mode: str) -> dict:
     On a GPU (no counters) the mechanism is left to the simulator and passes here."""
     targets = targets_of(ch)
     base = {"counters": counters, "targets": targets}
+    if mode == "sim" and not counters:
+        return {**base, "passed": False,
+                "message": "mechanism: not measured (the kernels did not run)"}
     if mode == "gpu":
         return {**base, "passed": True,
                 "message": "mechanism: judged under the simulator (check without a GPU); "

@@ -40,31 +40,42 @@ MODES = ("sim", "gpu")
 # ------------------------------------------------------------------- sizes and inputs
 
 def _fallback_small(size: dict) -> dict:
-    """A small size that is not a multiple of any block size: each even count of 16 or
-    more of the module's simulator size less one (999 for 1000, 63 for 64)."""
-    return {k: int(v) - 1 if int(v) >= 16 and int(v) % 2 == 0 else int(v)
-            for k, v in size.items()}
+    """A small size that is not a multiple of any block size, and far enough below the
+    module's simulator size to tell a grid that grows from one that does not: each count
+    of 16 or more a third of it, made odd (333 for 1000, 21 for 64)."""
+    return {k: (int(v) // 3) | 1 if int(v) >= 16 else int(v) for k, v in size.items()}
 
 
-def check_sizes(ch: ModuleType, mode: str) -> list[dict]:
+def jittered(size: dict, seed: int) -> dict:
+    """``size`` with each count of 16 or more scaled by 1.0625 to 1.5 (the factor set by
+    the seed, in steps of 1/16) and made odd: a mid size no grid hard-coded for the
+    simulator's size covers (256-thread blocks rounded up for 1000 cover 1024 < 1063),
+    different from one seed to the next."""
+    factor = 1.0625 + (int(seed) % 8) / 16
+    return {k: int(int(v) * factor) | 1 if int(v) >= 16 else int(v) for k, v in size.items()}
+
+
+def check_sizes(ch: ModuleType, mode: str, seed: int = 0) -> list[dict]:
     """The sizes one check runs, in order. A challenge module sets them as
     ``CHECK_SIZES = {"sim": [small, mid], "gpu": [small, mid, timing]}`` (keyword sizes of
-    its ``make_inputs``); without it: a small size derived from ``sizes("sim")`` (no
-    multiple of 8), then ``sizes("sim")`` itself, and on a GPU the quick size as well."""
+    its ``make_inputs``; an entry may also be a function of the seed returning that list,
+    e.g. with :func:`jittered`); without it: a small size derived from ``sizes("sim")``
+    (odd, about a third of it), then :func:`jittered` ``sizes("sim")``, and on a GPU the
+    quick size as well."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     table = getattr(ch, "CHECK_SIZES", None)
     if table:
-        return [dict(s) for s in table[mode]]
+        entry = table[mode]
+        return [dict(s) for s in (entry(int(seed)) if callable(entry) else entry)]
     sim = ch.sizes("sim")
-    small = _fallback_small(sim)
-    out = [small] + ([sim] if sim != small else [])
+    out = [_fallback_small(sim), jittered(sim, seed)]
     return out + ([ch.sizes("quick")] if mode == "gpu" else [])
 
 
-def timing_index(ch: ModuleType, mode: str) -> int | None:
+def timing_index(ch: ModuleType, mode: str, seed: int = 0) -> int | None:
     """Which of the sizes a GPU times (the last), None under the simulator."""
-    return len(check_sizes(ch, mode)) - 1 if mode == "gpu" else None
+    return len(check_sizes(ch, mode, seed)) - 1 if mode == "gpu" else None
 
 
 def all_inputs(ch: ModuleType, sizes: list[dict], seed: int) -> list[dict]:
@@ -136,7 +147,7 @@ def _validate_meta(ch: ModuleType, meta: dict, seed: int, mode: str | None) -> s
     if got not in MODES or (mode is not None and got != mode):
         raise Malformed(f"the collected file's mode is {got!r}; expected "
                         f"{mode or ' or '.join(MODES)!r}")
-    sizes = check_sizes(ch, got)
+    sizes = check_sizes(ch, got, seed)
     if meta.get("sizes") != sizes:
         raise Malformed(f"the collected file's sizes are {meta.get('sizes')!r}; the check "
                         f"runs {sizes!r}")
@@ -222,7 +233,7 @@ def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = Non
     else:
         messages = [f"wrong {wrong}"]
     counters = dict(meta.get("counters") or {})
-    if meta.get("launches") is not None:
+    if counters and meta.get("launches") is not None:
         counters.setdefault("launches", meta["launches"])
     mechanism = mech.judge_targets(ch, counters, mode)
     messages.append(mechanism["message"])
@@ -233,11 +244,11 @@ def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = Non
         try:
             est = estimate_challenge(ch, counters, machine)
             messages.append(est["text"])
-        except ValueError as e:
-            messages.append(f"no estimate: {e}")
+        except (ValueError, TypeError, KeyError) as e:  # counters a forged file mangled
+            messages.append(f"no estimate: {type(e).__name__}: {e}")
     share = None
     if mode == "gpu" and correct and meta.get("seconds"):
-        share, text = _share(ch, sizes[timing_index(ch, mode)], meta)
+        share, text = _share(ch, sizes[-1], meta)
         messages.append(text)
     passed = correct and mechanism["passed"] and (share is not None or mode != "gpu"
                                                   or not meta.get("seconds"))
@@ -264,9 +275,9 @@ def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
 
 def text(v: dict) -> str:
     """The verdict as a student reads it: one line of status, then each message."""
-    status = "passed" if v["passed"] else "not yet"
+    status = "PASSED" if v["passed"] else "BROKEN" if v.get("broken") else "FAILED"
     where = v.get("device") or ("CUDA simulator (CPU)" if v.get("mode") == "sim" else "")
-    head = f"{v['challenge']}: {status}" + (f" (checked on {where})" if where else "")
+    head = f"{v['challenge']}: {status}" + (f" on {where}" if where else "")
     return "\n".join([head] + [f"  - {m}" for m in v["messages"]])
 
 

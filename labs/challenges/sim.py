@@ -30,6 +30,9 @@ from collections import defaultdict
 import numpy as np
 
 WARP = 32
+#: Paths are traced in the first this-many blocks of each launch and in its last: the
+#: divergence counters sample blocks (every access is still recorded in every block).
+TRACED_BLOCKS = 2
 
 
 class HostTransfer(Exception):
@@ -50,8 +53,12 @@ def _classes():
 
         def __init__(self, f, manager, blockIdx, threadIdx, debug):
             super().__init__(f, manager, blockIdx, threadIdx, debug)
+            rec = Recorder.active
+            self.key = (rec.launches if rec else 0, tuple(blockIdx))
+            self.traced = rec is not None and bool(rec.trace_files) and manager.sampled
             self.ordinals: dict = {}
             self.vec: dict | None = None
+            self.atomic = 0
             self.path = 0
             self.shfl_result = None
 
@@ -59,7 +66,7 @@ def _classes():
             m = self._manager
             rec = Recorder.active
             try:
-                if rec is not None and rec.trace_files:
+                if self.traced:
                     sys.settrace(rec.tracer(self))
                 threading.Thread.run(self)
             except _Abort:
@@ -91,11 +98,20 @@ def _classes():
             self.abort_reason: str | None = None
             self.lanes: dict = defaultdict(int)
             self.posted: dict = defaultdict(dict)
+            self.sampled = True
+
+        def _sample(self, grid_point) -> bool:
+            """Whether this block's paths are traced: the first TRACED_BLOCKS of a launch
+            and its last (tracing every line is the costly part of a check)."""
+            flat = int(np.ravel_multi_index(tuple(grid_point), self._grid_dim))
+            last = int(np.prod(self._grid_dim)) - 1
+            return flat < TRACED_BLOCKS or flat == last
 
         def run(self, grid_point, *args):
             def target():
                 self._f(*args)
 
+            self.sampled = self._sample(grid_point)
             threads = [Thread(target, self, grid_point, p, self._debug)
                        for p in np.ndindex(*self._block_dim)]
             self.live = len(threads)
@@ -182,12 +198,27 @@ def _classes():
     return Thread, Manager
 
 
+def _atomic(fn):
+    """An atomic of the simulator, recorded as ONE access of kind "a" (not a read and a
+    write)."""
+    def wrapped(self, *args):
+        t = threading.current_thread()
+        t.atomic = 1
+        try:
+            return fn(self, *args)
+        finally:
+            t.atomic = 0
+
+    return wrapped
+
+
 def _shuffle(value, lane_of):
     t = threading.current_thread()
     return t._manager.shuffle(t, value, lane_of(t.thread_id % WARP))
 
 
 _INSTALLED = False
+_SHARED_LOCK = threading.Lock()
 
 
 def install() -> None:
@@ -218,21 +249,29 @@ def install() -> None:
             return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
         frame = sys._getframe(1)
         site = (frame.f_code.co_filename, frame.f_lineno)
-        res = self._allocations.get(site)
-        if res is None:
-            res = np.zeros(shape, dtype)
-            rec = Recorder.active
-            if rec is not None:
-                res = rec.wrap_shared(f"shared@{site[1]}", res)
-            self._allocations[site] = res
+        with _SHARED_LOCK:  # (the stock simulator races here: two threads, two arrays)
+            res = self._allocations.get(site)
+            if res is None:
+                res = np.zeros(shape, dtype)
+                rec = Recorder.active
+                if rec is not None:
+                    res = rec.wrap_shared(f"shared@{site[1]}", res)
+                self._allocations[site] = res
         return res
 
     kernelapi.FakeCUDAShared.array = shared_array
     attrs = set(dir(np.ndarray))
     within = devicearray.FakeWithinKernelCUDAArray
 
-    def getattr_(self, name):
+    views = ("reshape", "ravel", "transpose", "T")
+
+    def getattr_(self, name):  # a cached set, and views of counted arrays stay counted
         item = self._item
+        if name in views and any(name in vars(c) for c in type(item).__mro__[:-2]):
+            got = getattr(item, name)  # a counting array's own view: still counted
+            if callable(got):
+                return lambda *a, **k: within(got(*a, **k))
+            return within(got)
         if name in attrs:
             return getattr(item._ary, name)
         try:
@@ -241,12 +280,17 @@ def install() -> None:
             raise AttributeError(name) from e
 
     within.__getattr__ = getattr_
+    for op in ("add", "sub", "and_", "or_", "xor", "max", "min", "exch", "inc", "dec",
+               "cas", "nanmax", "nanmin", "compare_and_swap"):
+        if hasattr(kernelapi.FakeCUDAAtomic, op):
+            setattr(kernelapi.FakeCUDAAtomic, op, _atomic(getattr(kernelapi.FakeCUDAAtomic, op)))
     call = kernel.FakeCUDAKernel.__call__
 
     def launched(self, *args):
         rec = Recorder.active
         if rec is not None and not self._device:
-            rec.launch(self)
+            rec.launch(self, *kernel.normalize_kernel_dimensions(self.grid_dim,
+                                                                 self.block_dim))
         return call(self, *args)
 
     kernel.FakeCUDAKernel.__call__ = launched
@@ -271,19 +315,22 @@ class Recorder:
 
     active: "Recorder | None" = None
 
-    def __init__(self, trace_files: set[str] | None = None):
+    def __init__(self, trace_files: set[str] | None = None, trace: bool = True):
         self.events: list = []
         self.paths: dict = defaultdict(set)
         self.launches = 0
         self.launch_names: list[str] = []
         self.host_transfers: list[dict] = []
         self.trace_files = set(trace_files or ())
+        self.trace = trace
         self.in_launch = False
         self.scratch = 0
+        self.threads = 0
 
     def __enter__(self):
         if Recorder.active is not None:
             raise RuntimeError("a Recorder is already active")
+        install()
         Recorder.active = self
         return self
 
@@ -292,11 +339,13 @@ class Recorder:
         return False
 
     # -- launches and host copies
-    def launch(self, kernel) -> None:
+    def launch(self, kernel, grid=(1,), block=(1,)) -> None:
+        """Count one launch of ``kernel`` (its grid and block: the threads it starts)."""
+        self.threads = max(self.threads, int(np.prod(tuple(grid)) * np.prod(tuple(block))))
         self.launches += 1
         self.launch_names.append(kernel.fn.__name__)
         code = getattr(kernel.fn, "__code__", None)
-        if code is not None:
+        if code is not None and self.trace:
             self.trace_files.add(code.co_filename)
 
     def refuse(self, what: str, nbytes: int) -> None:
@@ -338,13 +387,18 @@ class Recorder:
         return global_
 
     def block_done(self, grid_point, threads) -> None:
-        key = (self.launches, tuple(grid_point))
         for t in threads:
-            self.paths[(key, t.thread_id // WARP)].add(t.path)
+            if t.traced:
+                self.paths[(t.key, t.thread_id // WARP)].add(t.path)
 
     # -- accesses
-    def note(self, name: str, kind: str, flat: int, itemsize: int, space: str) -> None:
-        t = threading.current_thread()
+    def note(self, t, name: str, kind: str, flat: int, itemsize: int, space: str) -> None:
+        """Record thread ``t``'s access (see :mod:`labs.challenges.counters`)."""
+        atomic = t.atomic
+        if atomic:
+            if atomic == 2:
+                return
+            t.atomic, kind = 2, "a"
         k = (name, kind)
         if t.vec is not None and k in t.vec:
             ordinal = t.vec[k]
@@ -353,8 +407,7 @@ class Recorder:
             t.ordinals[k] = ordinal + 1
             if t.vec is not None:
                 t.vec[k] = ordinal
-        self.events.append((name, kind, (self.launches, tuple(t.blockIdx)), t.thread_id,
-                            ordinal, flat, itemsize, space))
+        self.events.append((name, kind, t.key, t.thread_id, ordinal, flat, itemsize, space))
 
     def wrap(self, name: str, host: np.ndarray):
         """A simulator device array over ``host`` whose element accesses are recorded."""
@@ -362,9 +415,6 @@ class Recorder:
 
     def wrap_shared(self, name: str, array: np.ndarray):
         return _SharedCounted(array, self, name)
-
-    def array_sizes(self) -> dict:
-        return dict(self._sizes) if hasattr(self, "_sizes") else {}
 
 
 def vector(fn):
@@ -385,19 +435,37 @@ def vector(fn):
     return wrapped
 
 
-def _flat(view: np.ndarray, base_addr: int, idx) -> int | None:
-    """The element index in the base buffer of ``view[idx]`` (idx of ints), else None."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    if len(idx) != view.ndim:
-        return None
-    off = view.__array_interface__["data"][0] - base_addr
-    for i, n, s in zip(idx, view.shape, view.strides):
-        if not isinstance(i, (int, np.integer)):
+class _Layout:
+    """Where a view's elements sit in its base buffer, in elements: ``offset`` of
+    element (0, ...), ``strides``, ``shape``; for :meth:`flat`."""
+
+    __slots__ = ("offset", "strides", "shape", "ndim")
+
+    def __init__(self, view: np.ndarray, base_addr: int):
+        size = view.itemsize
+        self.offset = (view.__array_interface__["data"][0] - base_addr) // size
+        self.strides = tuple(s // size for s in view.strides)
+        self.shape = view.shape
+        self.ndim = view.ndim
+
+    def flat(self, idx) -> int | None:
+        """The base buffer's element index of ``view[idx]`` (ints only), else None."""
+        if self.ndim == 1:
+            if idx.__class__ is int or isinstance(idx, np.integer):
+                i = int(idx)
+                return self.offset + (i + self.shape[0] if i < 0 else i) * self.strides[0]
+            if not (isinstance(idx, tuple) and len(idx) == 1):
+                return None
+            idx = idx
+        if not isinstance(idx, tuple) or len(idx) != self.ndim:
             return None
-        i = int(i)
-        off += (i + n if i < 0 else i) * s
-    return off // view.itemsize
+        off = self.offset
+        for i, n, s in zip(idx, self.shape, self.strides):
+            if not (i.__class__ is int or isinstance(i, np.integer)):
+                return None
+            i = int(i)
+            off += (i + n if i < 0 else i) * s
+        return off
 
 
 _COUNTED = None
@@ -414,8 +482,9 @@ def _counted_class():
 
         def __init__(self, ary, rec, name, base, stream=0):
             super().__init__(ary, stream)
-            self.__dict__.update(_rec=rec, _name=name, _base=base,
-                                 _addr=base.__array_interface__["data"][0])
+            addr = base.__array_interface__["data"][0]
+            self.__dict__.update(_rec=rec, _name=name, _base=base, _addr=addr,
+                                 _layout=_Layout(ary, addr), _size=ary.itemsize)
 
         def _view(self, ary):
             return Counted(ary, self._rec, self._name, self._base)
@@ -426,24 +495,27 @@ def _counted_class():
                 rec.refuse(what, nbytes)
 
         def __getitem__(self, idx):
-            if _in_kernel():
-                flat = _flat(self._ary, self._addr, idx)
+            t = threading.current_thread()
+            if hasattr(t, "key"):
+                flat = self._layout.flat(idx)
                 if flat is not None:
-                    self._rec.note(self._name, "r", flat, self._ary.itemsize, "global")
-            ret = self._ary.__getitem__(idx)
+                    self._rec.note(t, self._name, "r", flat, self._size, "global")
+                    return self._ary[idx]
+            ret = self._ary[idx]
             if isinstance(ret, np.ndarray):
                 return self._view(ret)
-            self._host_guard(f"read {self._name}[{idx}] on the host", self._ary.itemsize)
+            self._host_guard(f"read {self._name}[{idx}] on the host", self._size)
             return ret
 
         def __setitem__(self, idx, val):
-            if _in_kernel():
-                flat = _flat(self._ary, self._addr, idx)
+            t = threading.current_thread()
+            if hasattr(t, "key"):
+                flat = self._layout.flat(idx)
                 if flat is not None:
-                    self._rec.note(self._name, "w", flat, self._ary.itemsize, "global")
+                    self._rec.note(t, self._name, "w", flat, self._size, "global")
             else:
-                self._host_guard(f"wrote {self._name} from the host", self._ary.itemsize)
-            return self._ary.__setitem__(idx, val)
+                self._host_guard(f"wrote {self._name} from the host", self._size)
+            self._ary[idx] = val
 
         def copy_to_host(self, ary=None, stream=0):
             self._host_guard(f"copied {self._name} to the host (copy_to_host)",
@@ -479,22 +551,25 @@ def _counted_class():
 class _SharedCounted:
     """A shared-memory array (numpy) whose element accesses are recorded as "shared"."""
 
-    __slots__ = ("_ary", "_rec", "_name", "_addr")
+    __slots__ = ("_ary", "_rec", "_name", "_layout", "_size")
 
     def __init__(self, ary, rec, name):
         self._ary, self._rec, self._name = ary, rec, name
-        self._addr = ary.__array_interface__["data"][0]
+        self._layout = _Layout(ary, ary.__array_interface__["data"][0])
+        self._size = ary.itemsize
 
     def __getitem__(self, idx):
-        flat = _flat(self._ary, self._addr, idx)
+        flat = self._layout.flat(idx)
         if flat is not None:
-            self._rec.note(self._name, "r", flat, self._ary.itemsize, "shared")
+            self._rec.note(threading.current_thread(), self._name, "r", flat, self._size,
+                           "shared")
         return self._ary[idx]
 
     def __setitem__(self, idx, val):
-        flat = _flat(self._ary, self._addr, idx)
+        flat = self._layout.flat(idx)
         if flat is not None:
-            self._rec.note(self._name, "w", flat, self._ary.itemsize, "shared")
+            self._rec.note(threading.current_thread(), self._name, "w", flat, self._size,
+                           "shared")
         self._ary[idx] = val
 
     def __getattr__(self, name):

@@ -1,0 +1,375 @@
+"""The challenge engine: collect (runs a submission, records) and judge (decides, never runs
+it), the simulator's mechanism counters against hand-computed values on tiny kernels, the
+estimate from the counts, the sizes of a check, the sm_75 compile's refusal with a hint,
+and the verdict printed once.
+
+Kernels run under numba's CUDA simulator in processes of their own
+(tests/challenge_engine_sim.py; ``python -m labs.challenges.collect``). Expected counts are
+worked out by hand in each test from the access pattern, never read from the code."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from labs import challenges as ch
+from labs.challenges import counters, estimate, judge
+from perfmodel import machines
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SIM = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="",
+           PYTHONPATH=str(ROOT))
+PY = sys.executable
+
+def _gpu_script():
+    """scripts/engine_gpu_check.py: the wrong kernels it runs on a GPU are the ones here."""
+    spec = importlib.util.spec_from_file_location("engine_gpu_check",
+                                                  ROOT / "scripts" / "engine_gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SAXPY, WRONG = _gpu_script().SAXPY, _gpu_script().WRONG
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("subs")
+    (folder / "right.py").write_text(SAXPY)
+    for name, text in WRONG.items():
+        assert text != SAXPY, name  # the edit took
+        (folder / f"{name}.py").write_text(text)
+    proc = subprocess.run([PY, str(ROOT / "tests" / "challenge_engine_sim.py"), str(folder)],
+                          capture_output=True, text=True, env=SIM, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------- counters, on tiny kernels
+
+def test_coalesced_loads_use_whole_sectors_and_strided_ones_one_in_eight(sim):
+    # 32 lanes x 4 bytes, consecutive: 128 bytes in 4 sectors, 1 sector per 32 bytes.
+    assert sim["coalesced"]["sectors.x.load"] == 1.0
+    # x[8 i]: each 4-byte value 32 bytes from the next, a sector each: 8 per 32 bytes.
+    assert sim["strided"]["sectors.x.load"] == 8.0
+    assert sim["strided"]["sectors.out.store"] == 1.0
+    # two launches' worth of elements read once, written once
+    assert sim["coalesced"]["reads_per_element.x"] == 1.0
+    assert sim["coalesced"]["writes_per_element.out"] == 1.0
+    assert sim["strided"]["reads_per_element.x"] == 1 / 8
+
+
+def test_a_16_byte_load_is_one_access_of_whole_sectors(sim):
+    # load4: lane l reads floats 4l..4l+3; the warp's 512 bytes fill 16 sectors: 1.0.
+    # (four separate element loads would each touch 16 sectors for 128 bytes: 4.0)
+    assert sim["vector"]["sectors.x.load"] == 1.0
+    assert sim["vector"]["sectors.out.store"] == 1.0
+    assert sim["vector"]["bytes_in_flight"] == 16
+
+
+def test_a_stride_of_two_words_is_a_two_way_bank_conflict(sim):
+    # lane t uses word 2t: banks 0, 2, ..., 30, each holding two of the 32 words
+    assert sim["two_way"]["bank_ways"] == 2 and sim["two_way"]["bank_ways_mean"] == 2.0
+    # every lane reading one word is a broadcast: no conflict
+    assert sim["broadcast"]["bank_ways"] == 1
+
+
+def test_a_branch_on_the_lane_parity_runs_two_paths_per_warp(sim):
+    assert sim["divergent"]["paths_per_warp"] == 2.0
+    assert sim["converged"]["paths_per_warp"] == 1.0
+    assert sim["converged"]["launches"] == 1
+
+
+def test_a_shuffle_inside_a_branch_stops_at_once_with_the_reason(sim):
+    r = sim["shuffle_in_branch"]
+    assert r["error"] and "not every lane reached the shuffle" in r["error"]
+    assert r["seconds"] < 20  # (a bound on a hang, not a timing: the old barrier waited 30 s)
+
+
+def test_counters_on_hand_made_events():
+    # one warp: lanes 0..31 read x[32 l] (4-byte floats, 128 bytes apart): 32 sectors for
+    # 128 bytes asked = 8 per 32 bytes; then store out[l]: 4 sectors for 128 bytes = 1.
+    ev = [("x", "r", (0, (0, 0, 0)), lane, 0, 32 * lane, 4, "global") for lane in range(32)]
+    ev += [("out", "w", (0, (0, 0, 0)), lane, 0, lane, 4, "global") for lane in range(32)]
+    got = counters.count(ev, {"x": 1024, "out": 32})
+    assert got["sectors.x.load"] == 8.0 and got["sectors.out.store"] == 1.0
+    assert got["reads_per_element.x"] == 32 / 1024 and got["bytes_in_flight"] == 4
+    assert got["l2_bytes"] == (32 + 4) * 32
+    assert got["bytes.x.load"] == 128 and got["bytes.out.store"] == 128
+    # lanes 0..31 on words 0, 8, ..., 248: only banks 0, 8, 16 and 24, 8 words each: 8-way
+    assert counters.bank_ways([(8 * lane, 4) for lane in range(32)]) == 8
+    # words 0, 4, ..., 124: banks 0, 4, ..., 28, 4 words each: 4-way
+    assert counters.bank_ways([(4 * lane, 4) for lane in range(32)]) == 4
+    assert counters.bank_ways([(0, 4)] * 32) == 1
+    assert counters.path_counters({("b", 0): {1, 2}, ("b", 1): {3}}) == {
+        "paths_per_warp": 1.5, "paths_per_warp_max": 2}
+
+
+def test_a_target_message_names_the_counter_value_target_and_fix():
+    spec = type("Spec", (), {"NAME": "demo", "MECHANISM": {
+        "sectors.out.store": {"at_most": 1.0, "fix": "have neighbouring lanes write "
+                                                    "neighbouring addresses"}}})
+    bad = counters.judge_targets(spec, {"sectors.out.store": 8.0}, "sim")
+    assert not bad["passed"]
+    assert bad["message"] == ("mechanism not reached: stores of out: 8 sectors of 32 bytes "
+                              "per 32 useful bytes; the target is at most 1: have "
+                              "neighbouring lanes write neighbouring addresses")
+    assert counters.judge_targets(spec, {"sectors.out.store": 1.0}, "sim")["passed"]
+    assert not counters.judge_targets(spec, {"launches": 1}, "sim")["passed"]
+    spec.MECHANISM = {"launches": {"at_most": 1, "at_least": 1}}
+    with pytest.raises(ValueError, match="MECHANISM"):
+        counters.targets_of(spec)
+
+
+# ------------------------------------------------------------- several sizes, one verdict
+
+def test_the_sizes_are_small_odd_and_a_seeded_mid_size():
+    for name in ch.NAMES:
+        spec = ch.challenge(name)
+        if getattr(spec, "CHECK_SIZES", None):
+            continue  # the module's own sizes (its tests hold them)
+        small, mid = judge.check_sizes(spec, "sim", 3)
+        for k, v in small.items():
+            assert v < 16 or (v % 2 == 1), (name, small)
+        assert judge.check_sizes(spec, "sim", 3) == [small, mid]  # the judge's = collect's
+        assert judge.check_sizes(spec, "gpu", 3)[-1] == spec.sizes("quick")
+    # n = 1000: a third made odd, and 1000 x (1.0625 + 5/16) made odd for seed 5
+    assert judge._fallback_small({"n": 1000}) == {"n": 333}
+    assert judge.jittered({"n": 1000}, 5) == {"n": 1375}
+    assert judge.jittered({"n": 1000}, 8) == {"n": 1063}
+
+
+def test_a_truncated_grid_a_missing_bounds_check_and_a_hard_coded_grid_fail(sim):
+    assert sim["file/right"]["passed"], sim["file/right"]["messages"]
+    t = sim["file/truncated"]
+    # n = 333 with 256 threads a block: x.size // threads = 1 block, out[256] never written
+    assert not t["passed"] and t["first_wrong"].startswith("at n = 333: out[256] = nan")
+    u = sim["file/unbounded"]
+    assert not u["passed"] and "out of bounds" in u["first_wrong"]
+    assert "if i < x.size" in u["first_wrong"]
+    h = sim["file/hardcoded"]  # 4 blocks of 256 cover 1024 elements; the mid size is more
+    assert not h["passed"] and "out[1024] = nan" in h["first_wrong"]
+
+
+def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
+    r = sim["file/host"]
+    assert not r["passed"] and "work done outside a kernel" in r["first_wrong"]
+    assert "copy_to_host" in r["first_wrong"]
+    assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == 333 * 4
+
+
+# ------------------------------------------------------------------ collect and judge
+
+def _collect(name: str, file: pathlib.Path, out: pathlib.Path, seed: int, *extra) -> None:
+    proc = subprocess.run([PY, "-m", "labs.challenges.collect", name, str(file), "--seed",
+                           str(seed), "--out", str(out), *extra], capture_output=True,
+                          text=True, env=SIM, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0 and out.exists(), proc.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> pathlib.Path:
+    folder = tmp_path_factory.mktemp("rt")
+    out = folder / "ref.npz"
+    _collect("saxpy", ch.HERE / "solutions" / "saxpy.py", out, 7, "--no-compile")
+    return out
+
+
+def test_collect_then_judge_round_trip(collected):
+    proc = subprocess.run([PY, "-m", "labs.challenges.judge", "saxpy", str(collected),
+                           "--seed", "7", "--json"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    v = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert v["correct"] and v["passed"] and v["first_wrong"] is None
+    assert {"challenge", "correct", "first_wrong", "mechanism", "estimate", "share",
+            "passed", "messages"} <= set(v)
+    # 16-byte loads fill whole sectors; the last, partial group of an odd n reads floats one
+    # at a time (one sector for 4 bytes), a small excess over 1
+    assert 1.0 <= v["mechanism"]["counters"]["sectors.x.load"] < 1.01
+    assert v["estimate"]["label"] == "estimate" and v["estimate"]["machine"] == "T4"
+    assert v["estimate"]["limit"] in estimate.LIMITS and v["share"] is None
+    with np.load(collected) as z:
+        meta = json.loads(str(z["meta"][()]))
+        assert set(z.files) == {"meta", "out0_out", "out1_out"}
+    assert meta["sizes"] == judge.check_sizes(ch.challenge("saxpy"), "sim", 7)
+    assert meta["mode"] == "sim" and meta["launches"] == 1 and meta["errors"] == {}
+    # the same file judged with another machine: another estimate, same verdict
+    other = judge.judge("saxpy", collected, 7, machine="H200")
+    assert other["passed"] and other["estimate"]["machine"] == "H200"
+
+
+def _forge(collected: pathlib.Path, tmp: pathlib.Path, change) -> pathlib.Path:
+    with np.load(collected) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data["meta"][()]))
+    change(data, meta)
+    if "meta" in data:
+        data["meta"] = np.array(json.dumps(meta)) if not isinstance(data["meta"], str) \
+            else np.array(data["meta"])
+    out = tmp / "forged.npz"
+    np.savez(out, **data)
+    return out
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d, m: m.update(seed=8), "seed 8, not 7"),
+    (lambda d, m: m.update(challenge="fuse"), "for challenge 'fuse'"),
+    (lambda d, m: d.update(extra=np.zeros(3)), "entries the check does not make: extra"),
+    (lambda d, m: d.pop("out1_out"), "lacks out1_out"),
+    (lambda d, m: d.update(out0_out=d["out0_out"].astype(np.float64)), "float64"),
+    (lambda d, m: d.update(out0_out=d["out0_out"][:-1]), "of shape"),
+    (lambda d, m: d.update(meta="{not json"), "not JSON"),
+    (lambda d, m: d.pop("meta"), "no meta entry"),
+    (lambda d, m: m.update(sizes=[{"n": 1}, {"n": 2}]), "the check runs"),
+    (lambda d, m: m.update(mode="gpu"), "sizes"),
+])
+def test_a_forged_or_malformed_file_fails_with_the_reason(collected, tmp_path, change, says):
+    v = judge.judge("saxpy", _forge(collected, tmp_path, change), 7)
+    assert v["passed"] is False and v["correct"] is False
+    assert says in v["first_wrong"], v["first_wrong"]
+    assert says in v["messages"][0]
+
+
+def test_a_file_that_is_not_an_npz_or_holds_pickles_fails(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    assert "cannot be read" in judge.judge("saxpy", junk, 7)["first_wrong"]
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, meta=np.array([{"challenge": "saxpy"}], dtype=object))
+    v = judge.judge("saxpy", pickled, 7)
+    assert not v["passed"] and "pickles" in v["first_wrong"]
+
+
+def test_the_verdict_prints_once_and_names_no_path(collected):
+    v = ch.Verdict(judge.judge("saxpy", collected, 7))
+    assert repr(v) == str(v) == judge.text(v)
+    assert repr(v).startswith("saxpy: PASSED on CUDA simulator (CPU)") and "\n  - correct at every size" in repr(v)
+    assert not hasattr(v, "_repr_html_") and not hasattr(v, "_ipython_display_")
+
+
+def test_a_missing_or_broken_file_is_named_without_its_folder(tmp_path):
+    bad = tmp_path / "deep" / "folder"
+    bad.mkdir(parents=True)
+    (bad / "mine.py").write_text("import nothing_here\n")
+    v = ch.check("saxpy", bad / "mine.py", seed=3)
+    assert not v["passed"] and v["broken"]
+    text = repr(v)
+    assert str(bad) not in text and "deep" not in text
+    assert "the submission does not import" in text  # not "Mine.py" or "The ..."
+    assert "no such file: gone.py" in repr(ch.check("saxpy", tmp_path / "gone.py", seed=3))
+
+
+# ------------------------------------------------------------------------ the estimate
+
+def test_the_estimate_is_the_slowest_roof_by_hand():
+    m = machines.measured("Round GPU", {"fp32": 1e12}, {"dram": 1e11, "l2": 4e11},
+                          source="a test")
+    m = dataclasses.replace(m, sms=10, clock_hz=1e9)
+    # 1 GB of DRAM at 100 GB/s: 10 ms; 2 GB of sectors at 400 GB/s: 5 ms; 1e9 FLOPs
+    # x 2 paths at 1 TFLOP/s: 2 ms; 1e7 shared passes x 128 B at 10 x 128 B x 1 GHz: 1 ms
+    e = estimate.estimate_time(m, dram_bytes=1e9, l2_bytes=2e9, shared_passes=1e7,
+                               flops=1e9, paths=2)
+    assert e["limit"] == "dram" and e["seconds"] == pytest.approx(0.01)
+    assert e["terms"] == pytest.approx({"dram": 0.01, "l2": 0.005, "shared": 0.001,
+                                        "compute": 0.002})
+    assert e["label"] == "estimate"
+    # 8x the sectors: L2 limits (16 GB / 400 GB/s = 40 ms)
+    assert estimate.estimate_time(m, dram_bytes=1e9, l2_bytes=16e9)["limit"] == "l2"
+    # Little's law: 1000 threads x 4 B in flight / 1 us = 4 GB/s < 100 GB/s: 250 ms
+    slow = estimate.estimate_time(m, dram_bytes=1e9, bytes_in_flight=4, threads=1000,
+                                  latency_s=1e-6)
+    assert slow["seconds"] == pytest.approx(0.25) and slow["assumptions"]
+    with pytest.raises(ValueError, match="dram_bytes"):
+        estimate.estimate_time(m, dram_bytes=-1.0)
+    with pytest.raises(ValueError, match="paths"):
+        estimate.estimate_time(m, dram_bytes=1.0, paths=0.5)
+
+
+def test_the_shared_bandwidth_is_banks_times_clock():
+    t4 = machines.get("T4")  # 40 SMs x 32 banks x 4 B x 1.59 GHz
+    assert estimate.shared_bandwidth(t4) == pytest.approx(40 * 128 * 1.59e9)
+
+
+def test_record_gives_estimate_over_measured():
+    c = {"size": {"n": 1000}, "bytes.x.load": 4000, "bytes.y.load": 4000,
+         "bytes.out.store": 4000, "l2_bytes": 12000, "paths_per_warp": 1.0,
+         "bytes_in_flight": 16, "threads": 256, "grid_scales": 1}
+    r = estimate.record("saxpy", "reference", c, 2e-4, "H200")
+    # 12 bytes an element x 2^26 elements at the H200's 4.8 TB/s datasheet bandwidth
+    assert r["estimate_s"] == pytest.approx(12 * 2 ** 26 / 4.8e12, rel=1e-6)
+    assert r["estimate_over_measured"] == pytest.approx(r["estimate_s"] / 2e-4)
+    with pytest.raises(ValueError, match="measured_s"):
+        estimate.record("saxpy", "reference", c, 0.0)
+
+
+# ------------------------------------------------------------ compiling for sm_75
+
+def _nvvm() -> bool:
+    proc = subprocess.run([PY, "-c", "from numba.cuda.cudadrv import nvvm; nvvm.NVVM()"],
+                          capture_output=True, cwd=ROOT, timeout=120,
+                          env={k: v for k, v in os.environ.items()
+                               if k != "NUMBA_ENABLE_CUDASIM"})
+    return proc.returncode == 0
+
+
+NON_LITERAL = '''from numba import cuda, float32
+
+TILE = 32
+
+
+@cuda.jit
+def transpose(x, out, n):
+    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    col, row = cuda.grid(2)
+    if row < n and col < n:
+        tile[cuda.threadIdx.y, cuda.threadIdx.x] = x[row * n + col]
+        out[col * n + row] = tile[cuda.threadIdx.y, cuda.threadIdx.x]
+
+
+def launch(x, out, n):
+    transpose[((n + 31) // 32, (n + 31) // 32), (32, 32)](x, out, n)
+'''
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba missing")
+def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
+    if not _nvvm():
+        pytest.skip("no NVVM here (pip's nvidia-cuda-nvcc-cu12): the compile is skipped")
+    mine = tmp_path / "mine.py"
+    mine.write_text(NON_LITERAL)
+    proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
+                           "--json", "--seed", "2"], capture_output=True, text=True,
+                          env=SIM, cwd=ROOT, timeout=600)
+    v = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.returncode == 2 and not v["passed"], v
+    assert "does not compile for a GPU (sm_75)" in v["message"]
+    assert "cuda.shared.array needs a shape of integer constants" in v["message"]
+    assert "Traceback" not in proc.stdout and "UniTuple" not in v["message"]
+    # the same kernel with a literal shape compiles, and passes
+    mine.write_text(NON_LITERAL.replace("(TILE, TILE + 1)", "(32, 33)"))
+    proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
+                           "--json", "--seed", "2"], capture_output=True, text=True,
+                          env=SIM, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_hints_for_numbas_common_errors():
+    from labs.challenges.compile import hint
+
+    assert "cuda.syncthreads" in hint("NameError: name 'syncthreads' is not defined")
+    assert "cuda.grid" in hint("Untyped global name 'grid': cannot determine Numba type")
+    assert "integer constants" in hint(
+        "No implementation of function Function(<function shared.array>) found for "
+        "signature: array(UniTuple(int64 x 2), class(float32))")
+    assert "Python object" in hint("Untyped global name 'helper': cannot determine Numba "
+                                   "type of <class 'object'>")
+    assert hint("something else entirely") is None
