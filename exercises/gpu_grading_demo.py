@@ -1,5 +1,5 @@
 """A tiny assignment to grade end to end on a GPU: two kernel challenges (saxpy and
-transpose), one honest student and one hostile one, as ``grade --gpu`` sees them.
+fuse), one honest student and one hostile one, as ``grade --gpu`` sees them.
 
     python3 -m exercises.gpu_grading_demo --out DIR
     python3 -m exercises grade DIR/assignment DIR/submissions --out DIR/grades --gpu
@@ -7,7 +7,7 @@ transpose), one honest student and one hostile one, as ``grade --gpu`` sees them
 It writes ``DIR/assignment/assignment.json`` and ``DIR/submissions/<student>.ipynb``
 directly (plain JSON: no nbformat, jupytext or book build, which a GPU grading machine
 lacks). ``ada`` hands in the book's reference kernels; ``mallory`` hands in a saxpy cell
-that prints a forged passing verdict and leaves with status 0, and a transpose cell that
+that prints a forged passing verdict and leaves with status 0, and a fuse cell that
 imports the reference solution and leaves a double-forked ``setsid`` child that keeps
 rewriting the gradebook. The gradebook should give ada her points, with the timed share
 of the bound, and mallory none, and stay as written after ``grade`` returns.
@@ -22,13 +22,13 @@ import sys
 from . import _catalog, challenges
 from .assign import METADATA_KEY, SPEC
 
-NAMES = ("saxpy", "transpose")
+NAMES = ("saxpy", "fuse")
 
 
 def _ghost(gradebook: str) -> str:
     return ("import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
             "        os.execv('/bin/sh', ['/bin/sh', '-c', 'for i in $(seq 600); do "
-            f"echo mallory,transpose,,,pass,9 >> {gradebook} 2>/dev/null; sleep 0.1; done'])\n"
+            f"echo mallory,fuse,,,pass,9 >> {gradebook} 2>/dev/null; sleep 0.1; done'])\n"
             "    os._exit(0)\n")
 
 
@@ -39,8 +39,8 @@ def cells(root: pathlib.Path, gradebook: str) -> dict[str, dict[str, str]]:
               "'correct': True, 'share': 0.99, 'device': 'GPU'}))\nos._exit(0)\n")
     return {"ada": {n: (sol / f"{n}.py").read_text() for n in NAMES},
             "mallory": {"saxpy": forged,
-                        "transpose": _ghost(gradebook)
-                        + "from labs.challenges.solutions.transpose import transpose, launch\n"}}
+                        "fuse": _ghost(gradebook)
+                        + "from labs.challenges.solutions.fuse import *  # noqa\n"}}
 
 
 def notebook(assignment: str, student: str, code: dict[str, str]) -> dict:
