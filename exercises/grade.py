@@ -737,7 +737,8 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
              "memory_bytes": limits.memory_bytes, "checks": checks}, indent=1,
             default=str) + "\n")
     (out / "grading.json").write_text(json.dumps({
-        "assignment": spec["assignment"], "sandboxed": sandboxed, "gpu": gpu,
+        "assignment": spec["assignment"], "sandboxed": sandboxed,
+        "sandbox": challenges.sandbox.backend() if sandboxed and kernels else "", "gpu": gpu,
         "limits": {"wall_s": limits.wall_s, "cpu_s": limits.cpu,
                    "memory_bytes": limits.memory_bytes, "output_bytes": limits.output_bytes,
                    "processes": limits.processes},

@@ -1,4 +1,6 @@
 """The sandbox every student check runs in: bubblewrap (``bwrap``), nothing of the grader.
+Where bubblewrap is missing (a GPU box without network to install it), the same sandbox
+is built from util-linux's ``unshare``, ``chroot`` and ``setpriv`` (:func:`unshare_argv`).
 
 Inside, the check sees:
 
@@ -31,6 +33,7 @@ import glob
 import math
 import os
 import pathlib
+import shlex
 import shutil
 import signal
 import subprocess
@@ -304,8 +307,17 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
     folder = pathlib.Path(folder)
     out, err, payload = folder / "stdout", folder / "stderr", folder / "out.npz"
     r, w = os.pipe()
-    args = argv(command, root=root, submission=submission, inside_name=inside_name,
-                limits=limits, gpu=gpu, code=code, hidden=hidden, env=environment(gpu), fd=w)
+    kind = backend()
+    if kind == "unshare":
+        base = folder / "root"
+        base.mkdir(mode=0o700)
+        args = unshare_argv(command, root=root, base=base, submission=submission,
+                            inside_name=inside_name, limits=limits, gpu=gpu, code=code,
+                            hidden=hidden, env=environment(gpu), fd=w)
+    else:
+        args = argv(command, root=root, submission=submission, inside_name=inside_name,
+                    limits=limits, gpu=gpu, code=code, hidden=hidden, env=environment(gpu),
+                    fd=w)
     reader = threading.Thread(target=_drain, args=(r, payload, limits.tmpfs_bytes), daemon=True)
     reader.start()
     pids = _Pids(limits.processes)
@@ -316,7 +328,7 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
                                     pass_fds=(w,), start_new_session=True, close_fds=True,
                                     preexec_fn=preexec(limits, gpu, pids),
-                                    env={"PATH": "/usr/bin:/bin"})
+                                    env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
             os.close(w)
             w = -1
             try:
@@ -340,6 +352,92 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
                timed_out, got)
 
 
+# --- Without bubblewrap: the same sandbox from util-linux's unshare, chroot and setpriv ----
+
+def backend() -> str:
+    """The sandbox this machine can build: "bwrap" (bubblewrap), else "unshare" (util-linux
+    2.38 or later: ``unshare``, ``chroot`` and ``setpriv``), else "". The environment
+    variable ``GPU_PERF_BOOK_SANDBOX`` (``bwrap`` or ``unshare``) chooses one."""
+    forced = os.environ.get("GPU_PERF_BOOK_SANDBOX", "")
+    if forced in ("bwrap", "unshare"):
+        return forced if shutil.which(forced) else ""
+    if shutil.which("bwrap"):
+        return "bwrap"
+    if all(shutil.which(t) for t in ("unshare", "chroot", "setpriv")):
+        return "unshare"
+    return ""
+
+
+def unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
+                 submission: pathlib.Path | None = None, inside_name: str = "submission.py",
+                 limits: Limits = Limits(), gpu: bool = False, code: tuple[str, ...] = CODE,
+                 hidden: tuple[str, ...] = HIDDEN, env: dict[str, str] | None = None,
+                 fd: int = 3) -> list[str]:
+    """The sandbox of :func:`argv` built without bubblewrap, for a machine that lacks it:
+    new user (root mapped to the grader), mount, PID, network, IPC and UTS namespaces; a
+    trusted shell mounts a tmpfs at ``base`` (an empty folder of the grader's), binds into
+    it read-only what :func:`argv` binds, mounts the check's sized tmpfs and a fresh
+    /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
+    and inheritable sets, no new privileges) before the command runs, as PID 1 of the
+    namespace: it cannot mount, unmount or remount anything, and nothing outlives it."""
+    q = shlex.quote
+    r = str(base)
+    lines = ["set -e", f"R={q(r)}", 'mount -t tmpfs -o size=16m,mode=755 tmpfs "$R"']
+
+    def bind(src: str, dst: str, dev: bool = False) -> None:
+        kind = "-d" if os.path.isdir(src) else "-f"
+        make = f'mkdir -p "$R"{q(dst)}' if kind == "-d" else \
+            f'mkdir -p "$(dirname "$R"{q(dst)})" && touch "$R"{q(dst)}'
+        lines.append(make)
+        lines.append(f'mount --rbind {q(src)} "$R"{q(dst)}')
+        if not dev:
+            lines.append(f'mount -o remount,bind,ro "$R"{q(dst)}')
+
+    for top in ("/usr",):
+        bind(top, top)
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            lines.append(f'ln -s {q(os.readlink(top))} "$R"{q(top)}')
+        elif os.path.isdir(top):
+            bind(top, top)
+    for name in ETC:
+        if os.path.exists(f"/etc/{name}"):
+            bind(f"/etc/{name}", f"/etc/{name}")
+    for p in _python_paths():
+        bind(p, p)
+    for rel in code:
+        src = pathlib.Path(root) / rel
+        if not src.exists():
+            raise ValueError(f"code: {src} does not exist (the book's code to bind)")
+        bind(str(src), f"{BOOK}/{rel}")
+    for rel in hidden:
+        if any(rel == c or rel.startswith(c.rstrip("/") + "/") for c in code):
+            lines.append(f'mount -t tmpfs -o size=64k,ro tmpfs "$R"{q(f"{BOOK}/{rel}")}')
+    lines.append(f'mkdir -p "$R"{CHECK} && mount -t tmpfs -o size={int(limits.tmpfs_bytes)},'
+                 f'mode=777 tmpfs "$R"{CHECK}')
+    if submission is not None:
+        bind(str(submission), f"{CHECK}/{inside_name}")
+    lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
+    for dev in ("null", "zero", "random", "urandom", "tty"):
+        if os.path.exists(f"/dev/{dev}"):
+            bind(f"/dev/{dev}", f"/dev/{dev}", dev=True)
+    lines.append('mkdir -p "$R/dev/shm" && mount -t tmpfs -o size=64m tmpfs "$R/dev/shm"')
+    if gpu:
+        for dev in gpu_devices():
+            bind(dev, dev, dev=True)
+        if os.path.isdir("/sys"):
+            bind("/sys", "/sys")
+    exports = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items())
+    shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
+    lines.append(f'exec chroot "$R" /usr/bin/env -i {exports} /usr/bin/setpriv '
+                 "--bounding-set=-all --inh-caps=-all --no-new-privs -- "
+                 f"/bin/bash --norc --noprofile -c {q(f'cd {CHECK} && ' + shell)} bash "
+                 + " ".join(q(c) for c in command))
+    return ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--net",
+            "--ipc", "--uts", "--kill-child", "--propagation", "private", "--",
+            "/bin/sh", "-c", "\n".join(lines)]
+
+
 _PROBE: dict[tuple, str] = {}
 
 
@@ -350,9 +448,10 @@ def probe(root: pathlib.Path, gpu: bool = False, code: tuple[str, ...] = CODE,
     key = (str(root), gpu, code, hidden)
     if key in _PROBE:
         return _PROBE[key]
-    if shutil.which("bwrap") is None:
-        why = ("bubblewrap (`bwrap`) is not installed: `apt-get install bubblewrap` "
-               "(Debian, Ubuntu) or your system's package")
+    if not backend():
+        why = ("neither bubblewrap (`bwrap`) nor util-linux's unshare, chroot and setpriv "
+               "are installed: `apt-get install bubblewrap` (Debian, Ubuntu) or your "
+               "system's package")
     else:
         with tempfile.TemporaryDirectory(prefix="probe-") as tmp:
             try:
@@ -364,7 +463,7 @@ def probe(root: pathlib.Path, gpu: bool = False, code: tuple[str, ...] = CODE,
                 why = f"bubblewrap could not start ({exc})"
             else:
                 ok = got.returncode == 0 and got.stdout.strip() == "3"
-                why = "" if ok else ("bubblewrap could not start a sandbox here "
+                why = "" if ok else (f"{backend()} could not start a sandbox here "
                                      f"(exit status {got.returncode}): "
                                      f"{got.stderr.strip()[-300:] or got.stdout.strip()[-300:]}")
     _PROBE[key] = why
