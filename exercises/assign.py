@@ -606,6 +606,17 @@ def expected(id: str, assignment: str, student: str | None, varied: bool,
     return variants.instance(id)
 
 
+def read_cell(id: str, sources: dict[str, str]):
+    """(the answer as read, "") from the latest run answer cell of ``id``, or (None, the
+    line a check cell says when there is no number to check)."""
+    if id not in sources:
+        return None, f"{id}: no answer yet (run its answer cell)."
+    reading = read_answer(sources[id], id)
+    if reading.status != "answered":
+        return None, f"{id}: {reading.message}."
+    return reading, ""
+
+
 def check_answers(assignment: str, student: str | None, ids: list[str],
                   varied: list[str] = (), history: list[str] | None = None) -> str:
     """What the notebook's check cell prints: each numeric answer as the grader will read
@@ -622,12 +633,9 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
         except ValueError as exc:
             lines.append(f"{id}: {exc}")
             continue
-        if id not in sources:
-            lines.append(f"{id}: no answer yet (run its answer cell).")
-            continue
-        reading = read_answer(sources[id], id)
-        if reading.status != "answered":
-            lines.append(f"{id}: {reading.message}.")
+        reading, said = read_cell(id, sources)
+        if reading is None:
+            lines.append(said)
             continue
         lines.append(str(judge(inst.exercise, reading.value, inst.answer)))
     text = "\n".join(lines)

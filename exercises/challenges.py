@@ -118,15 +118,6 @@ class Run:
     timed_out: bool = False
 
 
-def _tail(path: pathlib.Path, n: int = 200_000) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, path.stat().st_size - n))
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 def contained(command: list[str], folder: pathlib.Path, env: dict[str, str],
               limits: Limits, gpu: bool = False) -> Run:
     """Run ``command`` in ``folder`` under ``limits`` (see the module's docstring): its own
@@ -139,19 +130,10 @@ def contained(command: list[str], folder: pathlib.Path, env: dict[str, str],
         proc = subprocess.Popen(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
                                 stdout=fo, stderr=fe, start_new_session=True,
                                 preexec_fn=sandbox.preexec(limits, gpu), close_fds=True)
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
+        timed_out = sandbox.wait(proc, limits.wall_s)
     wall = time.monotonic() - t0
-    return Run(None if timed_out else proc.returncode, _tail(out), _tail(err), wall, timed_out)
+    return Run(None if timed_out else proc.returncode, sandbox.tail(out), sandbox.tail(err),
+               wall, timed_out)
 
 
 # --- A check's verdict ------------------------------------------------------------------
@@ -294,6 +276,17 @@ def module_source(cell: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _arguments(name: str, source: object, limits: object) -> tuple[str, Limits]:
+    """A check's name and limits, validated (TypeError or ValueError naming the argument)."""
+    name = check_name(name)
+    if not isinstance(source, str):
+        raise TypeError(f"source must be the cell's text, got {type(source).__name__}")
+    limits = Limits() if limits is None else limits
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits, got {limits!r}"[:200])
+    return name, limits
+
+
 def check_contained(name: str, source: str, *, limits: Limits | None = None, gpu: bool = False,
               checker: list[str] | None = None, root: pathlib.Path = ROOT,
               keep: pathlib.Path | None = None) -> Result:
@@ -302,12 +295,7 @@ def check_contained(name: str, source: str, *, limits: Limits | None = None, gpu
     their own machine) and return its verdict. The
     file checked is ``<name>.py`` in a fresh temporary folder (``keep``: also write it
     there). Never raises for anything the submission does."""
-    name = check_name(name)
-    if not isinstance(source, str):
-        raise TypeError(f"source must be the cell's text, got {type(source).__name__}")
-    limits = Limits() if limits is None else limits
-    if not isinstance(limits, Limits):
-        raise TypeError(f"limits must be a Limits, got {limits!r}"[:200])
+    name, limits = _arguments(name, source, limits)
     command = _checker(checker)
     text = module_source(source)
     if keep is not None:
@@ -403,12 +391,7 @@ def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool
     also write the checked file there. ``sandboxed=False`` (the instructor's
     ``--no-sandbox``) runs collect in a contained process instead. Never raises for
     anything the submission does; ValueError when the sandbox cannot start."""
-    name = check_name(name)
-    if not isinstance(source, str):
-        raise TypeError(f"source must be the cell's text, got {type(source).__name__}")
-    limits = Limits() if limits is None else limits
-    if not isinstance(limits, Limits):
-        raise TypeError(f"limits must be a Limits, got {limits!r}"[:200])
+    name, limits = _arguments(name, source, limits)
     engine = Engine() if engine is None else engine
     root = pathlib.Path(root)
     if sandboxed:

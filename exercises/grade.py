@@ -601,7 +601,8 @@ def _apply_hand(subs: list[Submission], scores: dict) -> None:
             if (sub.student, r.exercise) in scores:
                 pts, comment = scores[(sub.student, r.exercise)]
                 r.points, r.status = pts, "graded by hand"
-                r.message = f"Graded by hand: {pts:g} point(s)." + (f" {comment}" if comment else "")
+                r.message = f"Graded by hand: {pts:g} point(s)." \
+                    + (f" {comment}" if comment else "")
 
 
 def _old_rows(out: pathlib.Path, keep_out: str) -> tuple[list[dict], dict]:

@@ -14,8 +14,7 @@ kernel starts again. It slows guessing; the grader, not this cell, decides the p
 """
 from __future__ import annotations
 
-from .assign import _latest_sources, _texts, answer_sources
-from .notebook import read_answer
+from .assign import _latest_sources, _texts, answer_sources, read_cell
 from .registry import get as get_exercise, judge
 
 #: Checks used so far in this session: (assignment, student, id) -> answers checked.
@@ -40,12 +39,9 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
     sources = answer_sources(ids, _latest_sources() if history is None else history)
     lines = []
     for id in ids:
-        if id not in sources:
-            lines.append(f"{id}: no answer yet (run its answer cell).")
-            continue
-        reading = read_answer(sources[id], id)
-        if reading.status != "answered":
-            lines.append(f"{id}: {reading.message}.")
+        reading, said = read_cell(id, sources)
+        if reading is None:
+            lines.append(said)
             continue
         if id in varied:
             lines.append(f"{id}: read as {reading.text}; your own numbers are checked when "

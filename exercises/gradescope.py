@@ -62,7 +62,8 @@ def _repository(root: pathlib.Path) -> str:
 
 
 def write_zip(assignment: str | pathlib.Path, zip_path: str | pathlib.Path, *,
-              key_path: pathlib.Path | None = None, root: pathlib.Path | None = None) -> pathlib.Path:
+              key_path: pathlib.Path | None = None,
+              root: pathlib.Path | None = None) -> pathlib.Path:
     """Write the autograder zip of the assignment folder ``assignment`` (see the module's
     docstring) and return its path."""
     from ._catalog import ROOT

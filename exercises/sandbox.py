@@ -223,7 +223,8 @@ class _Pids:
             b = pathlib.Path(base)
             if not (b / "cgroup.procs").exists():
                 continue
-            p = b / f"gpu-perf-book-check-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+            p = b / (f"gpu-perf-book-check-{os.getpid()}-{threading.get_ident()}-"
+                     f"{time.monotonic_ns()}")
             try:
                 p.mkdir()
                 (p / "pids.max").write_text(str(limit))
@@ -273,7 +274,8 @@ def preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
     return apply
 
 
-def _tail(path: pathlib.Path, n: int = 200_000) -> str:
+def tail(path: pathlib.Path, n: int = 200_000) -> str:
+    """The last ``n`` bytes of a file, as text ("" when it cannot be read)."""
     try:
         with open(path, "rb") as f:
             f.seek(max(0, path.stat().st_size - n))
@@ -295,6 +297,23 @@ def _drain(fd: int, dest: pathlib.Path, cap: int) -> None:
                 f.write(chunk[:cap - got])
             got += len(chunk)
     os.close(fd)
+
+
+def wait(proc: subprocess.Popen, wall_s: float) -> bool:
+    """Wait for ``proc`` up to ``wall_s`` seconds, then kill its whole process group (what
+    it left behind too); True when the wall-clock limit ended it."""
+    timed_out = False
+    try:
+        proc.wait(timeout=wall_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    return timed_out
 
 
 def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
@@ -331,16 +350,7 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
                                     env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
             os.close(w)
             w = -1
-            try:
-                proc.wait(timeout=limits.wall_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                proc.wait()
+            timed_out = wait(proc, limits.wall_s)
     finally:
         if w != -1:
             os.close(w)
@@ -348,7 +358,7 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
     reader.join(timeout=10)
     wall = time.monotonic() - t0
     got = payload if payload.exists() and payload.stat().st_size > 0 else None
-    return Run(None if timed_out else proc.returncode, _tail(out), _tail(err), wall,
+    return Run(None if timed_out else proc.returncode, tail(out), tail(err), wall,
                timed_out, got)
 
 
