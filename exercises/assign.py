@@ -292,12 +292,12 @@ def _check_source(assignment: str, student: str | None, ids: list[str],
                 "# It reads each answer cell as the grader will: the number written there.\n"
                 "from exercises.graded import check_answers\n\n"
                 f"check_answers({assignment!r}, {who}, {ids!r},\n"
-                f"              varied={varied!r}, attempts={attempts!r})")
+                f"              varied={varied!r}, attempts={attempts!r});")
     return ("# Check your answers so far (run it as often as you like). It reads each\n"
             "# answer cell as the grader will: the number written there, not a variable.\n"
             "from exercises.assign import check_answers\n\n"
             f"check_answers({assignment!r}, {who}, {ids!r},\n"
-            f"              varied={varied!r})")
+            f"              varied={varied!r});  # the ';': the text shows once")
 
 
 def _intro(title: str, assignment: str, student: str | None, n_numeric: int,

@@ -566,7 +566,7 @@ def check_cell_source(name: str) -> str:
             "# when last run, goes through the challenge's check in a separate process, as\n"
             "# the grader runs it.\n"
             "from exercises.challenges import check_challenge\n\n"
-            f"check_challenge({check_name(name)!r})")
+            f"check_challenge({check_name(name)!r});  # the ';': the verdict shows once")
 
 
 def digest_code(text: str) -> str:

@@ -296,7 +296,7 @@ def test_the_instructors_page_commands_work(tmp_path):
     """The walkthrough's commands, run as printed (from a course folder instead of the
     repository's root, with this interpreter for .venv/bin/python)."""
     assign_block, grade_block = _bash_blocks("## Assign, distribute, collect, grade")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
 
     def run(block: str) -> None:
         script = block.replace(".venv/bin/python", sys.executable)
