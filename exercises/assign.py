@@ -14,9 +14,20 @@ With variants on, each student's numbers for an exercise that has variants
 (:mod:`exercises.variants`) come from a seed of the assignment's id, the student's id
 and the exercise's id; the question's text and the answer follow from them.
 
+With a key (:mod:`exercises.secret`, made by ``assign`` outside the repository), each
+student's seed is keyed by the instructor's secret: neither the notebook nor the book's
+public code gives anyone's numbers or answers, and the notebook's check cell can only say
+how it read a varied answer (:mod:`exercises.graded`). ``graded`` makes every check cell
+say "right" or "not yet" and nothing more, with an optional limit on attempts.
+
+The set-up cell installs the book at the commit the assignment was made from (recorded in
+``assignment.json`` and the notebook's metadata), never the newest ``main``.
+
 Besides the notebooks, ``assignment.json`` records what the grader needs: the ids, the
-roster, whether variants are on, and a digest of each generated cell so that edited
-cells can be told apart. The grader trusts that file, never the submitted notebooks.
+roster, whether variants are on, each question's points and the challenges' scoring, the
+key's fingerprint, and a digest of each generated cell so that edited cells can be told
+apart; ``rubric.json`` holds the written questions and the book's model answers for the
+rubric. The grader trusts those files, never the submitted notebooks.
 """
 from __future__ import annotations
 
@@ -29,13 +40,16 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from . import _catalog, challenges, variants
+from . import _catalog, challenges, secret, variants
 from .notebook import read_answer, variable
+from .roster import check_student
 from .registry import all_exercises, get as get_exercise, judge
 from .titles import heading
 
 ROOT = _catalog.ROOT
 SPEC = "assignment.json"
+#: The written questions and their model answers, beside assignment.json.
+RUBRIC = "rubric.json"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 METADATA_KEY = "exercises"   # cell and notebook metadata written by this module
 
@@ -73,8 +87,10 @@ def check_id(what: str, value: object) -> str:
     ``what`` names it in the message."""
     if not isinstance(what, str):
         raise TypeError(f"what must be text naming the id (e.g. 'student id'), got {what!r}")
+    if what.startswith("student"):
+        return check_student(value)
     if not isinstance(value, str) or not _ID.match(value.strip()):
-        raise ValueError(f"{what} (value) must be 1 to 64 letters, digits, '.', '_' or '-' "
+        raise ValueError(f"{what} must be 1 to 64 letters, digits, '.', '_' or '-' "
                          f"(it names a file), starting with a letter or digit; got "
                          f"{value!r}"[:300])
     return value.strip()
@@ -207,9 +223,9 @@ def render(d: _catalog.Directive, glued: dict | None, titles: dict[str, str]) ->
 
 def questions(directives: list[_catalog.Directive], assignment: str, student: str | None,
               use_variants: bool, root: pathlib.Path = ROOT,
-              glued: dict[str, dict] | None = None) -> list[Question]:
+              glued: dict[str, dict] | None = None, key: bytes | None = None) -> list[Question]:
     """The questions of one student's notebook (``student`` None: everyone's, the
-    chapter's numbers)."""
+    chapter's numbers; ``key``: the instructor's secret the seeds are keyed by)."""
     make_notebooks, cm = _scripts()
     titles = make_notebooks.reference_titles(root)
     numeric = {e.id for e in all_exercises()}
@@ -223,14 +239,14 @@ def questions(directives: list[_catalog.Directive], assignment: str, student: st
         if d.label in numeric:
             ex = get_exercise(d.label)
             if d.label in varied_ids:
-                inst = variants.instance(d.label, assignment, student)
+                inst = variants.instance(d.label, assignment, student, key)
                 number = re.search(r"Exercise (\d+(?:\.\d+)?)", titles.get(d.label, ""))
                 head = " ".join(heading(number[1] if number else "", inst.title, d.label)) \
                     if number else f"Exercise {d.label}: {inst.title}"
                 md = (f"**{head}** *(your own numbers)*\n\n{inst.question}\n\n"
                       f"*Your answer ({_unit(ex.unit)}) goes in the cell below.*")
                 out.append(Question(d.label, d.chapter, "numeric", md, inst.answer, ex.unit,
-                                    True, inst.seed, inst.params))
+                                    True, None if key else inst.seed, inst.params))
             else:
                 md = (render(d, glued.get(d.chapter), titles)
                       + f"\n\n*The number to give ({_unit(ex.unit)}): "
@@ -268,13 +284,20 @@ def digest(text: str) -> str:
 
 
 def _check_source(assignment: str, student: str | None, ids: list[str],
-                  varied: list[str]) -> str:
+                  varied: list[str], graded: bool = False, attempts: int | None = None) -> str:
     who = repr(student) if student else "None"
+    if graded:
+        return ("# Check your answers so far: it says right or not yet (how far off, never)"
+                + (f",\n# {attempts} check(s) of each question" if attempts else "") + ".\n"
+                "# It reads each answer cell as the grader will: the number written there.\n"
+                "from exercises.graded import check_answers\n\n"
+                f"check_answers({assignment!r}, {who}, {ids!r},\n"
+                f"              varied={varied!r}, attempts={attempts!r});")
     return ("# Check your answers so far (run it as often as you like). It reads each\n"
             "# answer cell as the grader will: the number written there, not a variable.\n"
             "from exercises.assign import check_answers\n\n"
             f"check_answers({assignment!r}, {who}, {ids!r},\n"
-            f"              varied={varied!r})")
+            f"              varied={varied!r});  # the ';': the text shows once")
 
 
 def _intro(title: str, assignment: str, student: str | None, n_numeric: int,
@@ -310,9 +333,49 @@ def _intro(title: str, assignment: str, student: str | None, n_numeric: int,
     return "\n".join(parts)
 
 
+#: The set-up cell's lines that fetch the newest code of the branch, and what a pinned
+#: assignment puts in their place (the commit the assignment was made from).
+_FETCH = (
+    '        if os.path.isdir(os.path.join(book, ".git")):\n'
+    '            git = ["git", "-C", book, "pull", "--quiet", "--ff-only"]\n'
+    '        else:\n'
+    '            git = ["git", "clone", "--quiet", "--depth", "1", "--branch", branch, repo, book]\n'
+    '        got = subprocess.run(git, capture_output=True, text=True)\n')
+_PINNED = (
+    "        commit = {commit!r}  # the assignment's version of the book (assignment.json)\n"
+    '        if not os.path.isdir(os.path.join(book, ".git")):\n'
+    '            subprocess.run(["git", "clone", "--quiet", "--no-checkout", repo, book],\n'
+    '                           capture_output=True, text=True)\n'
+    '        subprocess.run(["git", "-C", book, "fetch", "--quiet", "origin", commit],\n'
+    '                       capture_output=True, text=True)\n'
+    '        git = ["git", "-C", book, "checkout", "--quiet", "--detach", commit]\n'
+    '        got = subprocess.run(git, capture_output=True, text=True)\n')
+_PIN = re.compile(r"^\s*commit = '([0-9a-f]{7,64})'  # the assignment's version", re.M)
+
+
+def pin_setup(source: str, commit: str) -> str:
+    """The set-up cell's code with the book fetched at ``commit`` instead of the newest
+    code of its branch; ValueError when the cell no longer has the lines to replace."""
+    if not re.fullmatch(r"[0-9a-f]{7,64}", commit or ""):
+        raise ValueError(f"commit must be a git commit's hex id, got {commit!r}")
+    if _FETCH not in source:
+        raise ValueError("the set-up cell of scripts/make_notebooks.py no longer fetches the "
+                         "book as exercises.assign expects: the assignment cannot pin it")
+    return source.replace(_FETCH, _PINNED.format(commit=commit))
+
+
+def pinned_commit(source: str) -> str:
+    """The commit a set-up cell installs ("" when it is not pinned)."""
+    m = _PIN.search(str(source))
+    return m[1] if m else ""
+
+
 def build_notebook(qs: list[Question], assignment: str, student: str | None, title: str,
-                   root: pathlib.Path = ROOT):
-    """The assignment notebook (an nbformat node) for one student (None: everyone)."""
+                   root: pathlib.Path = ROOT, *, graded: bool = False,
+                   attempts: int | None = None, commit: str = ""):
+    """The assignment notebook (an nbformat node) for one student (None: everyone):
+    ``graded`` check cells, with ``attempts`` checks a question; the set-up cell pinned at
+    ``commit`` when one is given."""
     if not isinstance(qs, list) or not all(isinstance(q, Question) for q in qs):
         raise TypeError(f"qs must be a list of Question (from questions()), got {qs!r}"[:200])
     assignment = check_id("assignment", assignment)
@@ -333,7 +396,8 @@ def build_notebook(qs: list[Question], assignment: str, student: str | None, tit
         cell["id"] = f"{role}-{id}" if id else role
         cells.append(cell)
 
-    setup = nbformat.v4.new_code_cell(make_notebooks.setup_cell_source(root))
+    source = make_notebooks.setup_cell_source(root)
+    setup = nbformat.v4.new_code_cell(pin_setup(source, commit) if commit else source)
     setup.metadata.update({"cellView": "form", "tags": ["colab-setup"]})
     add(setup, "setup", locked=False)
     numeric = [q for q in qs if q.kind == "numeric"]
@@ -342,7 +406,7 @@ def build_notebook(qs: list[Question], assignment: str, student: str | None, tit
                                              len(qs) - len(numeric) - len(kernels),
                                              sum(q.varied for q in qs), len(kernels))), "intro")
     for q in qs:
-        extra = {"seed": q.seed} if q.varied else {}
+        extra = {"seed": q.seed} if q.varied and q.seed is not None else {}
         add(nbformat.v4.new_markdown_cell(q.markdown), "question", q.id, **extra)
         if q.kind == "challenge":
             code = nbformat.v4.new_code_cell(q.code)
@@ -357,9 +421,11 @@ def build_notebook(qs: list[Question], assignment: str, student: str | None, tit
         else:
             add(nbformat.v4.new_markdown_cell("*Your answer:* "), "written", q.id, locked=False)
     if len(kernels) < len(qs):  # the answers' check (a challenge has its own)
+        keyed = any(q.varied and q.seed is None for q in numeric)
         add(nbformat.v4.new_code_cell(_check_source(assignment, student,
                                                     [q.id for q in numeric],
-                                                    [q.id for q in numeric if q.varied])),
+                                                    [q.id for q in numeric if q.varied],
+                                                    graded or keyed, attempts)),
             "check")
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = nbformat.from_dict({
@@ -369,7 +435,7 @@ def build_notebook(qs: list[Question], assignment: str, student: str | None, tit
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
         METADATA_KEY: {"assignment": assignment, "student": student,
-                       "ids": [q.id for q in qs]},
+                       "ids": [q.id for q in qs], "book_commit": commit},
     })
     nbformat.validate(nb)
     return nb
@@ -384,35 +450,64 @@ def _book_commit(root: pathlib.Path) -> str:
         return ""
 
 
-def read_roster(path: str | pathlib.Path) -> list[str]:
-    """Student ids, one a line (or the first column of a CSV; a header "student" or "id"
-    is skipped; blank lines and ``#`` comments too)."""
-    ids = []
-    try:
-        text = _path("path", path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"path: cannot read the roster {path} ({exc})") from None
-    for line in text.splitlines():
-        cell = line.split(",")[0].strip().strip('"')
-        if not cell or cell.startswith("#") or cell.lower() in ("student", "id", "student id"):
+def read_roster(path: str | pathlib.Path, column: str | int | None = None) -> list[str]:
+    """Student ids from a roster file (:func:`exercises.roster.read_roster`: one a line, or
+    a CSV whose id ``column`` is named or found by its header)."""
+    from .roster import read_roster as read
+
+    return read(path, column)
+
+
+def _rubric_questions(directives: list[_catalog.Directive], root: pathlib.Path,
+                      glued: dict[str, dict]) -> dict[str, dict]:
+    """Each written question as the notebook shows it and the book's model answer (what
+    the grader's rubric prints, so that grading needs none of the book-building code)."""
+    make_notebooks, cm = _scripts()
+    titles = make_notebooks.reference_titles(root)
+    numeric = {e.id for e in all_exercises()}
+    sols = {d.label: d for d in _catalog.solutions(root)}
+    need = sorted({d.chapter for d in directives if d.label not in numeric
+                   and d.chapter not in glued and d.label in sols
+                   and cm.glue_references(sols[d.label].body)})
+    glued = {**glued, **(glued_values(need, root) if need else {})}
+    out = {}
+    for d in directives:
+        if d.label in numeric:
             continue
-        ids.append(check_id("student id", cell))
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{path}: a student id appears twice")
-    return ids
+        s = sols.get(d.label)
+        model = cm.colab_markdown(s.body, glued=glued.get(d.chapter) or {},
+                                  where=f"chapters/{d.chapter}.md", targets=titles).strip() \
+            if s is not None else ""
+        out[d.label] = {"question": render(d, glued.get(d.chapter), titles), "model": model}
+    return out
 
 
 def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = None,
            chapters: list[str] | None = None, students: list[str] | None = None,
            use_variants: bool = False, title: str = "", root: pathlib.Path = ROOT,
            glued: dict[str, dict] | None = None, kernels: list[str] | None = None,
-           checker: list[str] | None = None) -> list[pathlib.Path]:
-    """Write the assignment: ``<out>/assignment.json`` and a notebook per student
-    (``<out>/<student>.ipynb``), or one for everyone (``<out>/<assignment>.ipynb``) when
-    there is no roster. ``kernels`` names kernel challenges to add after the exercises
-    (``checker``: the challenges' command line, :data:`exercises.challenges.CHECKER`
-    when None). Returns the paths written."""
+           checker: list[str] | None = None, key: bytes | None = None,
+           course: str = secret.COURSE, graded: bool = False, attempts: int | None = None,
+           points: dict[str, float] | None = None, scoring: dict | None = None,
+           due: str | None = None, id_column: str = "", pin: bool = True) -> list[pathlib.Path]:
+    """Write the assignment: ``<out>/assignment.json``, ``<out>/rubric.json`` and a
+    notebook per student (``<out>/<student>.ipynb``), or one for everyone
+    (``<out>/<assignment>.ipynb``) when there is no roster. ``kernels`` names kernel
+    challenges to add after the exercises (``checker``: the challenges' command line,
+    :data:`exercises.challenges.CHECKER` when None). ``key``: the instructor's secret the
+    variants are keyed by (of ``course``, :mod:`exercises.secret`); ``graded``: check cells
+    say right or not yet, ``attempts`` times a question at most; ``points``: exercise id ->
+    its points (others: the grader's ``--points``); ``scoring``: a kernel challenge's
+    points (:data:`exercises.grade.SCORING`); ``due``: an ISO date-time; ``id_column``: the
+    roster's id column (the wide gradebook's header); ``pin``: set-up cells install the
+    book at this commit. Returns the paths written."""
     import nbformat
+
+    if attempts is not None and (isinstance(attempts, bool) or not isinstance(attempts, int)
+                                 or attempts < 1):
+        raise ValueError(f"attempts must be a whole number >= 1, got {attempts!r}")
+    if key is not None:
+        secret.fingerprint(key)
 
     assignment = check_id("assignment", assignment)
     students = [check_id("student id", s) for s in students or []]
@@ -432,11 +527,21 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
                    if d.label not in varied and cm.glue_references(d.body)})
     if glued is None:
         glued = glued_values(need, root) if need else {}
+    known = {d.label for d in directives} | {q.id for q in kernel_qs}
+    points = dict(points or {})
+    for id, v in points.items():
+        if id not in known:
+            raise ValueError(f"points: {id!r} is not an exercise of this assignment")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < float("inf"):
+            raise ValueError(f"points: {id} must be a number > 0, got {v!r}")
+    commit = _book_commit(root) if pin else ""
     written: list[pathlib.Path] = []
     cells: dict[str, dict[str, str]] = {}
     for student in students or [None]:
-        qs = questions(directives, assignment, student, use_variants, root, glued) + kernel_qs
-        nb = build_notebook(qs, assignment, student, title, root)
+        qs = questions(directives, assignment, student, use_variants, root, glued,
+                       key if use_variants else None) + kernel_qs
+        nb = build_notebook(qs, assignment, student, title, root, graded=graded,
+                            attempts=attempts, commit=commit)
         path = out / f"{student or assignment}.ipynb"
         path.write_text(nbformat.writes(nb) + "\n")
         written.append(path)
@@ -446,8 +551,12 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
     spec = {
         "assignment": assignment, "title": title,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "book_commit": _book_commit(root),
+        "book_commit": commit or _book_commit(root),
         "variants": bool(use_variants),
+        "course": course,
+        "key_fingerprint": secret.fingerprint(key) if key is not None and use_variants else None,
+        "graded": bool(graded), "attempts": attempts,
+        "points": points, "scoring": scoring, "due": due, "id_column": id_column,
         "students": students,
         "exercises": [{"id": d.label, "chapter": d.chapter,
                        "kind": "numeric" if d.label in numeric else "written",
@@ -459,6 +568,8 @@ def assign(assignment: str, out: str | pathlib.Path, *, ids: list[str] | None = 
     }
     spec_path = out / SPEC
     spec_path.write_text(json.dumps(spec, indent=1) + "\n")
+    (out / RUBRIC).write_text(json.dumps(_rubric_questions(directives, root, glued),
+                                         indent=1) + "\n")
     return [spec_path] + written
 
 
@@ -485,12 +596,25 @@ def answer_sources(ids: list[str], history: list[str]) -> dict[str, str]:
     return out
 
 
-def expected(id: str, assignment: str, student: str | None, varied: bool):
+def expected(id: str, assignment: str, student: str | None, varied: bool,
+             key: bytes | None = None):
     """The exercise as one student got it (:class:`variants.Instance`): their own numbers
-    when ``varied``, else the chapter's."""
+    when ``varied`` (keyed by the instructor's ``key`` when the assignment was), else the
+    chapter's. Without the key, a keyed assignment's numbers cannot be computed."""
     if varied and student:
-        return variants.instance(id, assignment, student)
+        return variants.instance(id, assignment, student, key)
     return variants.instance(id)
+
+
+def read_cell(id: str, sources: dict[str, str]):
+    """(the answer as read, "") from the latest run answer cell of ``id``, or (None, the
+    line a check cell says when there is no number to check)."""
+    if id not in sources:
+        return None, f"{id}: no answer yet (run its answer cell)."
+    reading = read_answer(sources[id], id)
+    if reading.status != "answered":
+        return None, f"{id}: {reading.message}."
+    return reading, ""
 
 
 def check_answers(assignment: str, student: str | None, ids: list[str],
@@ -509,12 +633,9 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
         except ValueError as exc:
             lines.append(f"{id}: {exc}")
             continue
-        if id not in sources:
-            lines.append(f"{id}: no answer yet (run its answer cell).")
-            continue
-        reading = read_answer(sources[id], id)
-        if reading.status != "answered":
-            lines.append(f"{id}: {reading.message}.")
+        reading, said = read_cell(id, sources)
+        if reading is None:
+            lines.append(said)
             continue
         lines.append(str(judge(inst.exercise, reading.value, inst.answer)))
     text = "\n".join(lines)

@@ -9,24 +9,26 @@ the student's code. This module never imports ``labs`` (the book's design rule f
     python -m labs challenge starter NAME           or the starter alone)
     python -m labs challenge check NAME FILE.py --json
 
-and runs each check as a separate process (:func:`run_check`) that is contained, not
-sandboxed:
+and checks a submission in two steps that never share a process
+(:func:`run_check`, the API of ``labs/challenges``):
 
-- its own session (process group), killed as a whole when the wall-clock limit passes;
-- ``resource`` limits set before it starts: address space (``RLIMIT_AS``, the memory
-  limit), CPU time (``RLIMIT_CPU``, which also catches a child that left the group),
-  file size (``RLIMIT_FSIZE``, what it may print or write), no core dumps, and on the
-  simulator 1 MiB stacks (``RLIMIT_STACK``: it runs a block's threads as threads);
-- a fresh temporary folder as its working, home and temporary folder, and an environment
-  built from nothing but ``PATH``, the locale and the book's ``PYTHONPATH`` (none of the
-  grader's own variables reach it), with ``NUMBA_ENABLE_CUDASIM=1`` unless the GPU is
-  asked for;
-- the verdict is read from the check's exit status and the JSON object it prints last,
-  and a hang, a crash or a limit is a failed check with the reason, never an error of the
-  caller.
+1. ``python -m labs.challenges.collect NAME FILE.py --seed S --out OUT.npz [--gpu --time]``
+   runs the submission inside the sandbox of :mod:`exercises.sandbox` (bubblewrap: the
+   book read-only without its solutions, a private tmpfs, no network, its own PID
+   namespace, limits), with a fresh random seed ``S`` chosen here; it hands back only its
+   output arrays and counters, as a file;
+2. ``python -m labs.challenges.judge NAME OUT.npz --seed S --mode sim|gpu --json``,
+   trusted code run outside the sandbox in its own process, validates that file against
+   numpy's outputs for the same seed and returns the verdicts (correct, mechanism, share).
 
-It does not stop the code from reading or writing what the account can, or from using
-the network: run the grader as a throwaway account in a container or virtual machine.
+The grader computes pass, fail and points from those verdicts (:mod:`exercises.graded`).
+Nothing the student's code prints, returns or exits with sets a verdict: a hang, a crash,
+a limit reached or a missing file is a failed check with its reason. Where the sandbox
+cannot start, :func:`run_check` refuses (``sandboxed=False`` is the instructor's explicit
+``--no-sandbox``, recorded in the gradebook).
+
+The student's own check cell (:func:`check_challenge`) runs ``python -m labs challenge
+check`` in a contained process on the student's machine: there, the code is theirs.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ import math
 import os
 import pathlib
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -44,20 +47,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from . import _catalog
+from . import _catalog, sandbox
+from .sandbox import Limits
 
 ROOT = _catalog.ROOT
 #: The challenges' command line (run with the book's root on PYTHONPATH).
 CHECKER: tuple[str, ...] = (sys.executable, "-m", "labs", "challenge")
-#: Wall-clock limit of one check, seconds (the CUDA simulator is slow).
-WALL_S = 60.0
-#: Address-space limit of one check on the simulator, bytes (numba and numpy take about
-#: 0.6 GB of address space before any data).
-MEMORY_BYTES = 4 * 2 ** 30
-#: Stack of each thread (and the main one) of a check on the simulator, bytes.
-SIM_STACK_BYTES = 2 ** 20
-#: Largest file (stdout and stderr included) a check may write, bytes.
-OUTPUT_BYTES = 64 * 2 ** 20
+WALL_S, MEMORY_BYTES, OUTPUT_BYTES = sandbox.WALL_S, sandbox.MEMORY_BYTES, sandbox.OUTPUT_BYTES
 #: How long the challenges' own list/show commands may take, seconds.
 INFO_S = 120.0
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -88,66 +84,8 @@ def _checker(checker: object) -> list[str]:
 
 # --- Limits and the contained run ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class Limits:
-    """What one check may use: ``wall_s`` (seconds of wall-clock time; the process group
-    is killed then), ``cpu_s`` (seconds of CPU time, default the wall limit),
-    ``memory_bytes`` (address space; None: no limit, the default on a GPU, where CUDA
-    reserves far more address space than it uses) and ``output_bytes`` (largest file,
-    printed output included)."""
-
-    wall_s: float = WALL_S
-    memory_bytes: int | None = MEMORY_BYTES
-    cpu_s: float | None = None
-    output_bytes: int = OUTPUT_BYTES
-
-    def __post_init__(self):
-        for name in ("wall_s", "cpu_s"):
-            v = getattr(self, name)
-            if v is None and name == "cpu_s":
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
-                raise ValueError(f"{name} must be a number of seconds > 0, got {v!r}")
-        for name in ("memory_bytes", "output_bytes"):
-            v = getattr(self, name)
-            if v is None and name == "memory_bytes":
-                continue
-            if isinstance(v, bool) or not isinstance(v, int) or v < 2 ** 20:
-                raise ValueError(f"{name} must be a whole number of bytes >= 1 MiB "
-                                 f"(1048576), got {v!r}")
-
-    @property
-    def cpu(self) -> float:
-        return self.wall_s if self.cpu_s is None else self.cpu_s
-
-
 def _mib(n: int) -> str:
     return f"{n / 2 ** 20:,.0f} MiB"
-
-
-def _preexec(limits: Limits, gpu: bool):
-    """The function the child runs before the check starts: its resource limits. On the
-    simulator the stack limit is cut to :data:`SIM_STACK_BYTES`: the simulator runs each
-    thread of a block as a Python thread, and each thread's stack (by default the stack
-    limit, often 8 MiB) counts in the address space, so a block of 1024 threads waiting at
-    a barrier would otherwise need 8 GiB of it."""
-    import resource
-
-    cpu = max(1, math.ceil(limits.cpu))
-
-    def apply() -> None:
-        if not gpu:
-            soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
-            want = SIM_STACK_BYTES if hard == resource.RLIM_INFINITY else min(SIM_STACK_BYTES, hard)
-            if soft == resource.RLIM_INFINITY or soft > want:
-                resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-        if limits.memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
 
 
 def environment(folder: pathlib.Path, gpu: bool, root: pathlib.Path = ROOT) -> dict[str, str]:
@@ -180,15 +118,6 @@ class Run:
     timed_out: bool = False
 
 
-def _tail(path: pathlib.Path, n: int = 200_000) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, path.stat().st_size - n))
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 def contained(command: list[str], folder: pathlib.Path, env: dict[str, str],
               limits: Limits, gpu: bool = False) -> Run:
     """Run ``command`` in ``folder`` under ``limits`` (see the module's docstring): its own
@@ -200,20 +129,11 @@ def contained(command: list[str], folder: pathlib.Path, env: dict[str, str],
     with open(out, "wb") as fo, open(err, "wb") as fe:
         proc = subprocess.Popen(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
                                 stdout=fo, stderr=fe, start_new_session=True,
-                                preexec_fn=_preexec(limits, gpu), close_fds=True)
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
+                                preexec_fn=sandbox.preexec(limits, gpu), close_fds=True)
+        timed_out = sandbox.wait(proc, limits.wall_s)
     wall = time.monotonic() - t0
-    return Run(None if timed_out else proc.returncode, _tail(out), _tail(err), wall, timed_out)
+    return Run(None if timed_out else proc.returncode, sandbox.tail(out), sandbox.tail(err),
+               wall, timed_out)
 
 
 # --- A check's verdict ------------------------------------------------------------------
@@ -233,6 +153,26 @@ class Result:
     wall_s: float = 0.0
     returncode: int | None = None
     report: dict = field(default_factory=dict)
+    seed: int | None = None
+    sandboxed: bool = True
+
+    @property
+    def correct(self) -> bool:
+        """The judge found every output right (False when it never judged)."""
+        return self.report.get("correct") is True
+
+    @property
+    def mechanism(self) -> bool:
+        """The judge's mechanism verdict passed (simulator counters against the targets)."""
+        m = self.report.get("mechanism")
+        return isinstance(m, dict) and m.get("passed") is True
+
+    @property
+    def share(self) -> float | None:
+        """The timed share of the bound on a GPU, as the judge computed it (None without)."""
+        v = self.report.get("share")
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) \
+            and math.isfinite(v) else None
 
     def __str__(self) -> str:
         said = f"{self.challenge}: {'passed' if self.passed else 'failed'}"
@@ -336,19 +276,26 @@ def module_source(cell: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool = False,
-              checker: list[str] | None = None, root: pathlib.Path = ROOT,
-              keep: pathlib.Path | None = None) -> Result:
-    """Run the check of challenge ``name`` on ``source`` (a submitted cell's text) in a
-    separate, contained process (see the module's docstring) and return its verdict. The
-    file checked is ``<name>.py`` in a fresh temporary folder (``keep``: also write it
-    there). Never raises for anything the submission does."""
+def _arguments(name: str, source: object, limits: object) -> tuple[str, Limits]:
+    """A check's name and limits, validated (TypeError or ValueError naming the argument)."""
     name = check_name(name)
     if not isinstance(source, str):
         raise TypeError(f"source must be the cell's text, got {type(source).__name__}")
     limits = Limits() if limits is None else limits
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a Limits, got {limits!r}"[:200])
+    return name, limits
+
+
+def check_contained(name: str, source: str, *, limits: Limits | None = None, gpu: bool = False,
+              checker: list[str] | None = None, root: pathlib.Path = ROOT,
+              keep: pathlib.Path | None = None) -> Result:
+    """Run ``python -m labs challenge check`` of challenge ``name`` on ``source`` (a cell's
+    text) in a separate, contained process (not sandboxed: the student's own check, on
+    their own machine) and return its verdict. The
+    file checked is ``<name>.py`` in a fresh temporary folder (``keep``: also write it
+    there). Never raises for anything the submission does."""
+    name, limits = _arguments(name, source, limits)
     command = _checker(checker)
     text = module_source(source)
     if keep is not None:
@@ -363,6 +310,149 @@ def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool
         except OSError as exc:  # the checker itself cannot start: the grader's problem
             return Result(name, False, f"the check could not start ({exc})", "")
         return verdict(name, run, limits)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How a check reaches the challenges' engine: ``collect`` (the arguments after
+    ``python`` that run a submission, as the sandbox sees them), ``judge`` (the same for
+    the trusted judge, run outside), ``code`` (the book's folders or files, relative to its
+    root, bound read-only in the sandbox) and ``hidden`` (the answer keys among them,
+    covered by an empty tmpfs)."""
+
+    collect: tuple[str, ...] = ("-m", "labs.challenges.collect")
+    judge: tuple[str, ...] = ("-m", "labs.challenges.judge")
+    code: tuple[str, ...] = sandbox.CODE
+    hidden: tuple[str, ...] = sandbox.HIDDEN
+
+
+#: How long the trusted judge may take, seconds.
+JUDGE_S = 300.0
+
+
+def _judge(engine: Engine, name: str, npz: pathlib.Path, seed: int, mode: str,
+           machine: str, root: pathlib.Path) -> dict:
+    """The judge's verdict (a dict), from a separate trusted process; ValueError when the
+    judge itself fails (the grader's problem, never the student's)."""
+    command = [sys.executable, *engine.judge, name, str(npz), "--seed", str(seed),
+               "--mode", mode, "--machine", machine, "--json"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(root),
+           "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(npz.parent)}
+    try:
+        got = subprocess.run(command, capture_output=True, text=True, timeout=JUDGE_S,
+                             env=env, cwd=npz.parent, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ValueError(f"the judge did not answer ({exc})") from None
+    lines = [ln for ln in got.stdout.splitlines() if ln.strip()]
+    try:
+        v = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        v = None
+    if not isinstance(v, dict) or not isinstance(v.get("correct"), bool):
+        raise ValueError(f"the judge gave no verdict (exit status {got.returncode}): "
+                         f"{_last_line(got.stderr)}")
+    return v
+
+
+def _sandbox_reason(name: str, run: sandbox.Run, limits: Limits) -> str:
+    """Why a sandboxed run handed back nothing usable ("" when it ended normally)."""
+    if run.timed_out:
+        return (f"timed out after {limits.wall_s:g} s (wall-clock limit); the sandbox and "
+                "everything in it were killed")
+    rc = run.returncode
+    tail = run.stderr[-20_000:]
+    if rc is not None and rc < 0:
+        if -rc == signal.SIGXCPU or run.wall_s >= limits.cpu * 0.9:
+            return f"used more than {math.ceil(limits.cpu)} s of CPU time (CPU limit)"
+        if -rc == signal.SIGXFSZ:
+            return f"wrote more than {_mib(limits.output_bytes)} (output limit)"
+        return f"crashed with signal {_signal(-rc)}"
+    if rc == 137 or rc == 128 + signal.SIGXCPU:
+        return f"used more than {math.ceil(limits.cpu)} s of CPU time (CPU limit)"
+    if rc == 128 + signal.SIGXFSZ or _TOO_LARGE.search(tail):
+        return f"wrote more than {_mib(limits.output_bytes)} (output limit)"
+    if _MEMORY.search(tail):
+        return (f"killed by the memory limit of {_mib(limits.memory_bytes)}"
+                if limits.memory_bytes else "ran out of memory")
+    if rc is not None and rc > 128:
+        return f"crashed with signal {_signal(rc - 128)}"
+    if rc != 0:
+        return f"the check could not run (exit status {rc}): {_last_line(run.stderr)}"
+    return ""
+
+
+def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool = False,
+              root: pathlib.Path = ROOT, keep: pathlib.Path | None = None,
+              engine: Engine | None = None, sandboxed: bool = True, machine: str = "T4",
+              seed: int | None = None) -> Result:
+    """Check challenge ``name`` on ``source`` (a submitted cell's text): collect inside
+    the sandbox with a fresh random seed, judge outside (see the module's docstring). The
+    result's ``report`` is the judge's verdict; ``passed`` is its ``passed``. ``keep``:
+    also write the checked file there. ``sandboxed=False`` (the instructor's
+    ``--no-sandbox``) runs collect in a contained process instead. Never raises for
+    anything the submission does; ValueError when the sandbox cannot start."""
+    name, limits = _arguments(name, source, limits)
+    engine = Engine() if engine is None else engine
+    root = pathlib.Path(root)
+    if sandboxed:
+        why = sandbox.probe(root, gpu, engine.code, engine.hidden)
+        if why:
+            raise ValueError(f"sandbox: {why}. Untrusted code is not run without it; "
+                             "pass --no-sandbox to run it anyway (recorded in the gradebook)")
+    seed = secrets.randbelow(2 ** 63) if seed is None else int(seed)
+    text = module_source(source)
+    if keep is not None:
+        pathlib.Path(keep).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(keep).write_text(text)
+    mode = "gpu" if gpu else "sim"
+    flags = ["--gpu", "--time"] if gpu else []
+    with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as tmp:
+        folder = pathlib.Path(tmp)
+        sub = folder / f"{name}.py"
+        sub.write_text(text)
+        work = folder / "run"
+        work.mkdir()
+        if sandboxed:
+            collect = [sys.executable, *engine.collect, name, f"{sandbox.CHECK}/{name}.py",
+                       "--seed", str(seed), "--out", sandbox.PAYLOAD, *flags]
+            run = sandbox.run(collect, work, root=root, submission=sub,
+                              inside_name=f"{name}.py", limits=limits, gpu=gpu,
+                              code=engine.code, hidden=engine.hidden)
+        else:
+            (work / f"{name}.py").write_text(text)
+            got = contained([sys.executable, *engine.collect, name, f"{name}.py", "--seed",
+                             str(seed), "--out", "out.npz", *flags], work,
+                            environment(work, gpu, root), limits, gpu)
+            npz = work / "out.npz"
+            run = sandbox.Run(got.returncode, got.stdout, got.stderr, got.wall_s,
+                              got.timed_out, npz if npz.exists() else None)
+        why = _sandbox_reason(name, run, limits)
+
+        def fail(reason: str, message: str = "", report: dict | None = None) -> Result:
+            return Result(name, False, reason, message, "", run.wall_s, run.returncode,
+                          report or {}, seed, sandboxed)
+
+        if why:
+            return fail(why)
+        if run.payload is None:
+            return fail("the check handed back no results (the submission ended it before "
+                        "it wrote them?)")
+        try:
+            v = _judge(engine, name, run.payload, seed, mode, machine, root)
+        except ValueError as exc:
+            return fail(f"the grader's judge failed: {exc}")
+    messages = v.get("messages") if isinstance(v.get("messages"), list) else []
+    message = " ".join(str(m) for m in messages)[:2000]
+    device = "GPU" if gpu else "CUDA simulator (CPU)"
+    passed = v.get("passed") is True and v.get("correct") is True
+    reason = "passed" if passed else ("failed the check" if v.get("correct") is True
+                                      else "wrong results")
+    if not v.get("correct") and _MEMORY.search(message):
+        reason = (f"killed by the memory limit of {_mib(limits.memory_bytes)}: it asked for "
+                  "more memory than the limit allows" if limits.memory_bytes
+                  else "ran out of memory (no memory limit was set)")
+    return Result(name, passed, reason, message, device, run.wall_s, run.returncode, v, seed,
+                  sandboxed)
 
 
 # --- What the challenges' command line says about them ------------------------------------
@@ -476,7 +566,7 @@ def check_cell_source(name: str) -> str:
             "# when last run, goes through the challenge's check in a separate process, as\n"
             "# the grader runs it.\n"
             "from exercises.challenges import check_challenge\n\n"
-            f"check_challenge({check_name(name)!r})")
+            f"check_challenge({check_name(name)!r});  # the ';': the verdict shows once")
 
 
 def digest_code(text: str) -> str:
@@ -528,7 +618,7 @@ def check_challenge(name: str, history: list[str] | None = None, *,
               "line).")
         return Result(name, False, "no challenge cell run yet")
     gpu = has_gpu()
-    result = run_check(name, cells[-1], limits=Limits(
+    result = check_contained(name, cells[-1], limits=Limits(
         wall_s=wall_s, memory_bytes=None if gpu else MEMORY_BYTES), gpu=gpu, checker=checker)
     print(result)
     return result

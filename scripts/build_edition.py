@@ -2,6 +2,14 @@
 
     python scripts/build_edition.py student      # -> _build/student/html, solutions removed
     python scripts/build_edition.py instructor   # -> _build/instructor/html, solutions shown
+    python scripts/build_edition.py student --tree-only   # -> _build/student/book
+
+The student edition is also a source tree (``_build/student/book``, what the workflow
+``.github/workflows/student-edition.yml`` pushes to the ``student`` branch that its Colab
+set-up cells clone): the book's tracked files without the reference kernels
+(``labs/challenges/solutions/``: a stub package that says where they went), without any
+instructor key or assignment, and with every set-up cell and ``_config.yml`` pointing at
+that branch. :func:`leaks` lists what in a tree should not be there.
 
 Both are Jupyter Book builds of the same ``_config.yml`` and ``_toc.yml`` with one Sphinx
 setting changed, sphinx-exercise's ``hide_solutions``. Both use the main build's jupyter
@@ -12,11 +20,83 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import shutil
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EDITIONS = {"student": True, "instructor": False}  # edition -> hide_solutions
+
+
+#: The branch the student edition's source tree is published to (its Colab cells clone it).
+STUDENT_BRANCH = "student"
+#: Tracked paths the student tree leaves out (the answer keys), as path prefixes.
+LEFT_OUT = ("labs/challenges/solutions/",)
+#: What stands in for the solutions package in the student tree.
+STUB = ('"""The reference kernels are not in the student edition (they are the answer key);\n'
+        'instructors have them in the book\'s main branch."""\n')
+_SECRET_NAMES = re.compile(r"(\.key$|(^|/)assignment\.json$|(^|/)rubric\.json$)")
+
+
+def tree_dir(root: pathlib.Path = ROOT) -> pathlib.Path:
+    """Where the student edition's source tree lands: ``_build/student/book``."""
+    return root / "_build" / "student" / "book"
+
+
+def _tracked(root: pathlib.Path) -> list[str]:
+    got = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True,
+                         timeout=60)
+    if got.returncode:
+        raise ValueError(f"root: {root} is not a git checkout (the tree is its tracked files)")
+    return [p for p in got.stdout.decode().split("\0") if p]
+
+
+def leaks(tree: pathlib.Path) -> list[str]:
+    """Files of a source tree that the student edition must not hold: a reference kernel
+    (any module of ``labs/challenges/solutions`` but the stub), a key, an assignment."""
+    out = []
+    for p in sorted(tree.rglob("*")):
+        rel = p.relative_to(tree).as_posix()
+        if not p.is_file() or rel.startswith(".git/"):
+            continue
+        if rel.startswith(LEFT_OUT) and rel != f"{LEFT_OUT[0]}__init__.py":
+            out.append(rel)
+        elif rel == f"{LEFT_OUT[0]}__init__.py" and p.read_text() != STUB:
+            out.append(rel)
+        elif _SECRET_NAMES.search(rel):
+            out.append(rel)
+    return out
+
+
+def student_tree(root: pathlib.Path = ROOT, out: pathlib.Path | None = None,
+                 branch: str = STUDENT_BRANCH) -> pathlib.Path:
+    """Write the student edition's source tree (see the module's docstring); returns it.
+    Raises ValueError if anything of :func:`leaks` is left in it."""
+    out = tree_dir(root) if out is None else pathlib.Path(out)
+    shutil.rmtree(out, ignore_errors=True)
+    for rel in _tracked(root):
+        if rel.startswith(LEFT_OUT) or _SECRET_NAMES.search(rel):
+            continue
+        src, dst = root / rel, out / rel
+        if not src.is_file():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    stub = out / LEFT_OUT[0] / "__init__.py"
+    stub.parent.mkdir(parents=True, exist_ok=True)
+    stub.write_text(STUB)
+    config = out / "_config.yml"
+    if config.exists():
+        config.write_text(re.sub(r"(?m)^(\s+branch:\s*).*$", rf"\g<1>{branch}",
+                                 config.read_text()))
+    for nb in (out / "notebooks").glob("*.ipynb"):
+        nb.write_text(re.sub(r"branch, name = '[^']*'", f"branch, name = '{branch}'",
+                             nb.read_text()))
+    bad = leaks(out)
+    if bad:
+        raise ValueError(f"the student tree still holds {', '.join(bad[:5])}")
+    return out
 
 
 def output_dir(edition: str, root: pathlib.Path = ROOT) -> pathlib.Path:
@@ -72,7 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("edition", choices=sorted(EDITIONS))
     parser.add_argument("--verbose", action="store_true", help="show Sphinx's progress")
+    parser.add_argument("--tree-only", action="store_true",
+                        help="student: write only the source tree (_build/student/book)")
     args = parser.parse_args(argv)
+    if args.edition == "student":
+        print(f"The student edition's source tree is in {student_tree()}")
+        if args.tree_only:
+            return 0
     status = build(args.edition, quiet=not args.verbose)
     if status == 0:
         print(f"The {args.edition} edition is in {output_dir(args.edition)}/index.html")

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
-from exercises import _catalog, all_exercises, get, variants
-from exercises.assign import check_answers, expected
+from exercises import _catalog, all_exercises, get, secret, variants
+from exercises.assign import check_answers, expected, pin_setup
 from exercises.notebook import read_answer, variable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -28,6 +30,12 @@ import make_notebooks  # noqa: E402
 
 ROSTER = ["ada", "bo", "cy", "eve", "gus"]   # gus hands in nothing
 A = "hw-test"
+#: The instructor's key of these tests (``assign --variants`` keys the numbers by it): a
+#: fixed one, in a configuration folder of their own, so that the picks below hold.
+CONFIG = pathlib.Path(tempfile.mkdtemp(prefix="grader-test-config-"))
+KEY = bytes(range(32))
+(CONFIG / "gpu-perf-book").mkdir()
+(CONFIG / "gpu-perf-book" / f"{secret.COURSE}.key").write_text(KEY.hex() + "\n")
 
 
 def _no_glue(d: _catalog.Directive, solution: bool = False) -> bool:
@@ -41,7 +49,7 @@ def _no_glue(d: _catalog.Directive, solution: bool = False) -> bool:
 def _apart(id: str) -> bool:
     """The four students' answers differ by more than the close tolerance."""
     ex = get(id)
-    answers = [variants.instance(id, A, s).answer for s in ROSTER]
+    answers = [variants.instance(id, A, s, KEY).answer for s in ROSTER]
     return all(abs(x - y) > ex.close_tol * max(abs(x), abs(y))
                for i, x in enumerate(answers) for y in answers[i + 1:])
 
@@ -64,11 +72,12 @@ def _pick():
 def _run(*args: str) -> subprocess.CompletedProcess:
     # The grade command reads untrusted notebooks: a hang would fail here, not stall.
     return subprocess.run([sys.executable, "-m", "exercises", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "XDG_CONFIG_HOME": str(CONFIG)})
 
 
 def _truth(id: str, student: str) -> float:
-    return expected(id, A, student, id in variants.ids()).answer
+    return expected(id, A, student, id in variants.ids(), KEY).answer
 
 
 def _close(id: str) -> float:
@@ -116,9 +125,8 @@ def graded(tmp_path_factory):
     _set(bo, "answer", V3, f"{variable(V3)} = {_truth(V3, 'bo') / 4!r} * 4")
     _set(bo, "answer", PLAIN, f"{variable(PLAIN)} = {_truth(PLAIN, 'bo')!r}")
     _set(bo, "question", V3, "Edited: the answer is 42.")
-    for c in bo["cells"]:                               # a seed swapped for a classmate's
-        if c["metadata"].get("exercises", {}).get("id") == V1 and "seed" in c["metadata"]["exercises"]:
-            c["metadata"]["exercises"]["seed"] = variants.seed(A, "ada", V1)
+    for c in bo["cells"]:                               # a keyed notebook holds no seed
+        assert "seed" not in c["metadata"].get("exercises", {})
     (subs / "bo").mkdir()
     (subs / "bo" / "Copy of bo.ipynb").write_text(json.dumps(bo))
 
@@ -156,10 +164,11 @@ def test_each_students_notebook(graded):
     out, _, books, _ = graded
     spec = json.loads((out / "assignment.json").read_text())
     assert spec["students"] == ROSTER and spec["variants"] is True
-    setup = make_notebooks.setup_cell_source(ROOT)
+    setup = pin_setup(make_notebooks.setup_cell_source(ROOT), spec["book_commit"])
     for s, nb in books.items():
         cells = nb["cells"]
         assert "".join(cells[0]["source"]) == setup
+        assert nb["metadata"]["exercises"]["book_commit"] == spec["book_commit"]
         roles = [(c["metadata"]["exercises"]["role"], c["metadata"]["exercises"].get("id"))
                  for c in cells]
         for id in (V1, V2, V3, PLAIN):
@@ -195,7 +204,8 @@ def test_the_gradebook_says_what_each_is(graded):
     for (student, id), (status, points) in want.items():
         r = _row(rows, student, id)
         assert (r["status"], r["points"]) == (status, points), (student, id, r)
-    assert list(rows[0]) == ["student", "exercise", "answer", "expected", "status", "points"]
+    assert list(rows[0]) == ["student", "exercise", "answer", "expected", "status", "points",
+                             "out_of", "share", "counters", "checked"]
     assert {r["student"] for r in rows} == {"ada", "bo", "cy", "eve", "gus", "dan", "fay"}
     assert len(rows) == 7 * 5
     # Expected is each student's own number (cy's differs from ada's, whose answers cy sent).
@@ -216,7 +226,6 @@ def test_feedback_and_rubric(graded):
     assert "raised NameError" in bo and "undefined_name" in bo
     assert "holds more than" in bo                        # the loop
     assert f"The question cell of {V3} was edited." in bo
-    assert f"The seed of {V1} was changed" in bo
     cy = (grades / "feedback" / "cy.md").read_text()
     assert "made for 'ada'" in cy and f"The answer cell of {PLAIN} is missing" in cy
     dan = (grades / "feedback" / "dan.md").read_text()
@@ -234,8 +243,8 @@ def test_feedback_and_rubric(graded):
 
 
 def test_the_check_cell_reads_answers_as_the_grader_does(capsys):
-    ids = [V1, PLAIN]
-    history = [f"{variable(V1)} = {_truth(V1, 'ada')!r}", "x = 3",
+    ids = [V1, PLAIN]          # a practice notebook: numbers from public ids, no key
+    history = [f"{variable(V1)} = {expected(V1, A, 'ada', True).answer!r}", "x = 3",
                f"{variable(PLAIN)} = x * 2"]
     text = check_answers(A, "ada", ids, varied=[V1], history=history)
     lines = text.splitlines()
@@ -287,7 +296,7 @@ def test_the_instructors_page_commands_work(tmp_path):
     """The walkthrough's commands, run as printed (from a course folder instead of the
     repository's root, with this interpreter for .venv/bin/python)."""
     assign_block, grade_block = _bash_blocks("## Assign, distribute, collect, grade")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
 
     def run(block: str) -> None:
         script = block.replace(".venv/bin/python", sys.executable)
@@ -325,8 +334,10 @@ def test_a_notebook_runs_and_its_check_cell_reads_the_answers(tmp_path):
             c.source = f"{variable(V1)} = {_truth(V1, 'ada')!r}"
         elif m.get("role") == "answer":
             c.source = f"{variable(PLAIN)} = x"          # a name: refused, as by the grader
+    # The kernel imports this checkout's code (not an installed copy of the book's).
+    nb.cells.insert(0, nbformat.v4.new_code_cell(f"import sys\nsys.path.insert(0, {str(ROOT)!r})"))
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
-    assert f"{V1}: right" in text, text
+    assert f"{V1}: read as {_truth(V1, 'ada')!r}" in text, nb.cells[-1].outputs  # keyed
     assert f"{PLAIN}:" in text and "name `x`" in text, text

@@ -373,3 +373,18 @@ def test_hints_for_numbas_common_errors():
     assert "Python object" in hint("Untyped global name 'helper': cannot determine Numba "
                                    "type of <class 'object'>")
     assert hint("something else entirely") is None
+
+
+def test_milestones_place_the_students_share_on_the_ladder():
+    from types import SimpleNamespace
+
+    from labs.challenges.verdict import milestones
+
+    spec = SimpleNamespace(MILESTONES=[
+        {"what": "reference", "share": 0.87, "closes": "prefetching, chapter 7"},
+        {"what": "textbook solution", "share": 0.58}])
+    assert milestones(spec, 0.54) == ("milestones, as shares of the bound: your kernel: 54%; "
+                                      "textbook solution: 58%; reference (prefetching, "
+                                      "chapter 7): 87%")
+    assert milestones(SimpleNamespace(), 0.5) == ""
+    assert ch.textbook("saxpy") is None or hasattr(ch.textbook("saxpy"), "launch")

@@ -30,6 +30,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import challenge_double as double  # noqa: E402
 
 CHECKER = [sys.executable, str(ROOT / "tests" / "challenge_double.py")]
+#: The double as the sandbox sees it (collect) and as the trusted judge runs it.
+ENGINE = challenges.Engine(collect=("/book/tests/challenge_double.py", "collect"),
+                           judge=(str(ROOT / "tests" / "challenge_double.py"), "judge"),
+                           code=("tests/challenge_double.py",), hidden=())
 #: Wall-clock limit of each check here: the double's check takes 1-3 s on the simulator
 #: (more on a loaded machine).
 WALL_S = 10.0
@@ -87,7 +91,7 @@ def graded(assigned, tmp_path_factory):
     out = tmp_path_factory.mktemp("grades")
     heard: list[str] = []
     result = grade(assigned, subs, out, limits=Limits(wall_s=WALL_S, memory_bytes=MEMORY),
-                   checker=CHECKER, log=heard.append)
+                   checker=CHECKER, engine=ENGINE, log=heard.append)
     with open(out / "gradebook.csv", newline="") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
     return out, result, rows, heard
@@ -179,7 +183,7 @@ def test_a_hanging_submission_leaves_nothing_running(graded):
 
 
 def _check(source: str, **limits) -> challenges.Result:
-    return challenges.run_check("vadd", source, limits=Limits(**limits), checker=CHECKER)
+    return challenges.check_contained("vadd", source, limits=Limits(**limits), checker=CHECKER)
 
 
 def test_cpu_limit_and_bare_environment(monkeypatch):

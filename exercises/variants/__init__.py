@@ -18,6 +18,7 @@ with them a variant's answer is the registry's (a test holds every variant to th
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib
 import pkgutil
 import random
@@ -116,12 +117,20 @@ def get(id: str) -> Variant | None:
     return all_variants().get(_text("id", id).lower())
 
 
-def seed(assignment: str, student: str, exercise: str) -> int:
+def seed(assignment: str, student: str, exercise: str, key: bytes | None = None) -> int:
     """The seed of one student's numbers for one exercise of one assignment: 64 bits of
-    SHA-256 over the three ids (stable across Python versions and machines)."""
+    SHA-256 over the three ids (stable across Python versions and machines); with the
+    instructor's secret ``key`` (:mod:`exercises.secret`), 64 bits of HMAC-SHA-256 under it,
+    which no one without the key can compute."""
     parts = [_text("assignment", assignment), _text("student", student),
              _text("exercise", exercise).lower()]
-    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    message = "\x1f".join(parts).encode()
+    if key is None:
+        digest = hashlib.sha256(message).digest()
+    elif isinstance(key, bytes) and len(key) >= 16:
+        digest = hmac.new(key, message, hashlib.sha256).digest()
+    else:
+        raise ValueError("key must be the instructor's secret: at least 16 bytes")
     return int.from_bytes(digest[:8], "big")
 
 
@@ -130,9 +139,11 @@ def params(id: str, assignment: str, student: str) -> dict[str, Any]:
     return dict(instance(id, assignment, student).params)
 
 
-def instance(id: str, assignment: str | None = None, student: str | None = None) -> Instance:
+def instance(id: str, assignment: str | None = None, student: str | None = None,
+             key: bytes | None = None) -> Instance:
     """One student's version of exercise ``id``. With no student (or an exercise without
-    variants) it is the chapter's exercise, numbers and all."""
+    variants) it is the chapter's exercise, numbers and all; ``key``: the seed is keyed by
+    the instructor's secret (:func:`seed`)."""
     ex = get_exercise(id)
     v = get(ex.id)
     if v is None:
@@ -141,7 +152,7 @@ def instance(id: str, assignment: str | None = None, student: str | None = None)
         p = dict(v.defaults)
         s = None
     else:
-        s = seed(assignment, student, ex.id)
+        s = seed(assignment, student, ex.id, key)
         rng = random.Random(s)
         p = dict(v.draw(rng))
         for _ in range(20):  # not the chapter's own numbers: its solution is printed

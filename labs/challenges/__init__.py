@@ -15,8 +15,24 @@ out). The shared machinery is in :mod:`labs.challenges.harness` (check, timing) 
 ...                                      # several sizes, mechanism counters, estimate
 >>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, bound, share, limiting term
 
-Command line: ``python -m labs challenge list | check NAME FILE.py [--json] |
-time NAME [FILE.py | --reference] [--quick] | starter NAME``.
+Command line: ``python -m labs challenge list | check NAME FILE.py [--json] [--seed S]
+[--machine T4] | time NAME [FILE.py | --reference] [--quick] | starter NAME``.
+
+A check is two steps (the grader runs them apart, the first in a sandbox):
+:mod:`labs.challenges.collect` runs the submission at every size of the check and writes
+one npz; :mod:`labs.challenges.judge` decides from it, never running the submission.
+
+What a challenge module may set for the engine (each optional; without it the default
+named):
+
+- ``MECHANISM``: counter -> ``{"at_most": x}`` or ``{"at_least": x}`` plus ``"fix"`` (the
+  fix's direction, in the chapter's words), judged on the simulator's counters
+  (:mod:`labs.challenges.counters` lists them); default: no target.
+- ``CHECK_SIZES``: ``{"sim": [...], "gpu": [...]}``, keyword sizes (or a function of the
+  seed returning them); default: :func:`labs.challenges.judge.check_sizes`'s.
+- ``MILESTONES``: ``[{"what", "share", "closes"?}, ...]`` measured shares of the bound a
+  timing is read against (:func:`labs.challenges.verdict.milestones`); default: none.
+- a textbook solution, ``solutions/<name>_textbook.py`` (:func:`textbook`).
 """
 from __future__ import annotations
 
@@ -47,6 +63,15 @@ def reference(name: str) -> ModuleType:
     """The reference solution's module (instructors; not shown in the book)."""
     challenge(name)
     return importlib.import_module(f"labs.challenges.solutions.{name}")
+
+
+def textbook(name: str) -> ModuleType | None:
+    """The textbook solution's module, ``labs/challenges/solutions/<name>_textbook.py``
+    (what the statement describes, no more), or None where the challenge has none."""
+    challenge(name)
+    if not (HERE / "solutions" / f"{name}_textbook.py").exists():
+        return None
+    return importlib.import_module(f"labs.challenges.solutions.{name}_textbook")
 
 
 def starter_path(name: str) -> pathlib.Path:

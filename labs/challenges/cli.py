@@ -44,9 +44,13 @@ def _print(result: dict, as_json: bool) -> None:
     print(f"    {result.get('message')}")
     v = result.get("verdict")
     if v:
-        from .verdict import describe
+        from . import challenge
+        from .verdict import describe, milestones
 
         print("    " + describe(v).replace("\n", "\n    "))
+        ladder = milestones(challenge(result["challenge"]), v.get("share"))
+        if ladder:
+            print("    " + ladder)
 
 
 def _clean(v):

@@ -48,11 +48,12 @@ def _fallback_small(size: dict) -> dict:
 
 def jittered(size: dict, seed: int) -> dict:
     """``size`` with each count of 16 or more scaled by 1.0625 to 1.5 (the factor set by
-    the seed, in steps of 1/16) and made odd: a mid size no grid hard-coded for the
+    the seed, in steps of 1/16) and made odd, and each smaller count one more: a mid size no grid hard-coded for the
     simulator's size covers (256-thread blocks rounded up for 1000 cover 1024 < 1063),
     different from one seed to the next."""
     factor = 1.0625 + (int(seed) % 8) / 16
-    return {k: int(int(v) * factor) | 1 if int(v) >= 16 else int(v) for k, v in size.items()}
+    return {k: int(int(v) * factor) | 1 if int(v) >= 16 else int(v) + 1
+            for k, v in size.items()}
 
 
 def check_sizes(ch: ModuleType, mode: str, seed: int = 0) -> list[dict]:
@@ -261,14 +262,15 @@ def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = Non
 
 def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
     """The timed share of the bound on the GPU the file names, from its recorded roofs."""
-    from .verdict import roofs, verdict
+    from .verdict import milestones, roofs, verdict
 
     seconds = float(np.median(meta["seconds"]))
     try:
         v = verdict(ch.op(**size), seconds, roofs(str(meta.get("device"))), ch.UNIT)
     except ValueError as e:
         return None, f"no share: {e}"
-    return v["share"], v["reason"]
+    ladder = milestones(ch, v["share"]) if v["share"] is not None else ""
+    return v["share"], v["reason"] + (f"; {ladder}" if ladder else "")
 
 
 # --------------------------------------------------------------------------- printing

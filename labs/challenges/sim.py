@@ -18,8 +18,11 @@ simulator:
 :class:`Recorder` then records, while it is active, every element access to the arrays it
 wraps (and to every shared array), each thread's path through the kernel's source lines,
 and the launches, and refuses host copies inside ``launch`` (work done outside a kernel).
-Counting is exact: every block of every launch is recorded (the check's sizes are small;
-see :mod:`labs.challenges.judge` for them).
+Every access of every block of every launch is recorded (the check's sizes are small; see
+:mod:`labs.challenges.judge`); the paths, which cost a trace of every line, are sampled:
+the first :data:`TRACED_BLOCKS` blocks of each launch and its last (the tail block, where
+a bounds check splits a warp). A kernel whose divergence differs from block to block in
+the blocks between is under-counted; the challenges' kernels treat every block alike.
 """
 from __future__ import annotations
 

@@ -113,3 +113,18 @@ def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
     wrong = int((~ok).sum())
     return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of "
             f"{want.size} elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
+
+
+def milestones(ch, share: float | None = None) -> str:
+    """The ladder a timed share is read against: the challenge module's ``MILESTONES``
+    (a list of ``{"what", "share"}`` with optional ``"closes"``: the idea and chapter that
+    reaches it), recorded on a GPU, each as "what: share", with the student's share among
+    them; "" when the module has none. ``share``: the student's, or None."""
+    rows = [(float(m["share"]), m["what"] + (f" ({m['closes']})" if m.get("closes") else ""))
+            for m in getattr(ch, "MILESTONES", None) or ()]
+    if not rows:
+        return ""
+    if share is not None:
+        rows.append((float(share), "your kernel"))
+    rows.sort(key=lambda r: r[0])
+    return "milestones, as shares of the bound: " + "; ".join(f"{w}: {s:.0%}" for s, w in rows)

@@ -1,0 +1,128 @@
+"""Rosters as a learning-management system exports them, and submissions matched to students.
+
+A roster is a text file of ids, one a line, or a CSV with a header (Canvas, Moodle,
+Gradescope exports): quoted ``"Lovelace, Ada"`` names with commas are one field, and the
+id is the column the instructor names (``--id-column "SIS User ID"``, ``email``, or a
+1-based number); without one, the first of :data:`ID_COLUMNS` the header has, else the
+first column. E-mail addresses are ids like any other.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import pathlib
+import re
+
+#: Header names taken as the id column when none is named, in this order.
+ID_COLUMNS = ("student", "student id", "sis user id", "sis id", "id", "email", "e-mail",
+              "login id", "sis login id", "username", "user")
+_STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
+
+
+def check_student(value: object) -> str:
+    """A student id: 1 to 128 letters, digits, '.', '_', '-', '@' or '+' (an e-mail address
+    is one), starting with a letter or digit; else ValueError saying so."""
+    if not isinstance(value, str) or not _STUDENT.match(value.strip()):
+        raise ValueError("student id must be 1 to 128 letters, digits, '.', '_', '-', '@' or "
+                         f"'+', starting with a letter or digit; got {value!r}"[:300])
+    return value.strip()
+
+
+def _column(header: list[str], column: str | int | None) -> int:
+    names = [h.strip().lower() for h in header]
+    if isinstance(column, int) and not isinstance(column, bool):
+        if not 1 <= column <= len(header):
+            raise ValueError(f"column must be 1 to {len(header)}, got {column}")
+        return column - 1
+    if isinstance(column, str) and column.strip():
+        key = column.strip().lower()
+        if key.isdigit():
+            return _column(header, int(key))
+        if key not in names:
+            raise ValueError(f"column {column!r} is not in the roster's header "
+                             f"({', '.join(h.strip() for h in header)})")
+        return names.index(key)
+    if column is not None:
+        raise ValueError(f"column must be a header name or a 1-based number, got {column!r}")
+    for want in ID_COLUMNS:
+        if want in names:
+            return names.index(want)
+    return 0
+
+
+def read_roster(path: str | pathlib.Path, column: str | int | None = None) -> list[str]:
+    """The student ids of a roster file, in its order (see the module's docstring). A
+    header is recognised by a known id column name or by ``column`` naming one; Canvas's
+    "Points Possible" row, blank lines and ``#`` comments are skipped; an id that appears
+    twice -> ValueError naming it."""
+    if not isinstance(path, (str, pathlib.PurePath)) or not str(path).strip():
+        raise ValueError(f"path must be the roster file, got {path!r}")
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path: cannot read the roster {path} ({exc})") from None
+    rows = [r for r in csv.reader(io.StringIO(text))
+            if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    if not rows:
+        return []
+    first = [c.strip().lower() for c in rows[0]]
+    named = isinstance(column, str) and column.strip() and not column.strip().isdigit()
+    has_header = bool(named or any(c in ID_COLUMNS for c in first))
+    at = _column(rows[0], column) if has_header or column is not None else 0
+    ids: list[str] = []
+    for r in rows[1:] if has_header else rows:
+        if r[0].strip().lower() == "points possible" or len(r) <= at:
+            continue
+        cell = r[at].strip()
+        if cell:
+            ids.append(check_student(cell))
+    seen: set[str] = set()
+    twice = [i for i in ids if i in seen or seen.add(i)]
+    if twice:
+        raise ValueError(f"{path}: the student id {twice[0]!r} appears twice (choose another "
+                         "id column?)")
+    return ids
+
+
+def notebook_student(path: pathlib.Path, key: str = "exercises") -> str | None:
+    """The student a notebook was made for, as its own metadata says (None when it says
+    nothing or cannot be read)."""
+    try:
+        if path.stat().st_size > 50 * 2 ** 20:
+            return None
+        meta = json.loads(path.read_bytes()).get("metadata", {}).get(key, {})
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    who = meta.get("student") if isinstance(meta, dict) else None
+    return who if isinstance(who, str) and who else None
+
+
+def match(found: dict[str, pathlib.Path], roster: list[str],
+          key: str = "exercises") -> tuple[dict[str, pathlib.Path], list[str]]:
+    """Submissions by student: a file whose name is on the roster is that student's; one
+    whose name is not (``alice_1001_2002_week3-alice.ipynb`` from Canvas) goes to the
+    student its notebook's metadata names, when that student is on the roster and has no
+    other submission, with a warning; else it stays under its own name (and the grader
+    flags a student not on the roster). Returns (matched, warnings)."""
+    out: dict[str, pathlib.Path] = {}
+    warnings: list[str] = []
+    on = set(roster)
+    for name, path in found.items():
+        if name in on or not roster:
+            out[name] = path
+    for name, path in found.items():
+        if name in on or not roster:
+            continue
+        who = notebook_student(path, key)
+        if who in on and who not in out:
+            out[who] = path
+            warnings.append(f"{path.name}: not a roster id; graded as {who}, the student "
+                            "its notebook was made for")
+        elif who in on:
+            warnings.append(f"{path.name}: made for {who}, who handed in {out[who].name} "
+                            "too; graded under its own name")
+            out[name] = path
+        else:
+            out[name] = path
+    return out, warnings

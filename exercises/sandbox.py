@@ -1,0 +1,480 @@
+"""The sandbox every student check runs in: bubblewrap (``bwrap``), nothing of the grader.
+Where bubblewrap is missing (a GPU box without network to install it), the same sandbox
+is built from util-linux's ``unshare``, ``chroot`` and ``setpriv`` (:func:`unshare_argv`).
+
+Inside, the check sees:
+
+- the book's code it needs (``labs/``, ``perfmodel/``) read-only at ``/book``, with an
+  empty tmpfs over the reference solutions (``labs/challenges/solutions``): no answer key,
+  no ``exercises/``, no ``.git``, no assignments, grades or other students' files;
+- the Python it runs (the virtual environment and its base interpreter) and the system's
+  ``/usr`` read-only, a few files of ``/etc`` (the loader's cache, passwd, ...);
+- one private tmpfs of a fixed size, ``/check``, holding the submission (read-only): the
+  only place it can write;
+- its own user (uid 65534), PID, network (no interface but loopback), IPC and UTS
+  namespaces; no capabilities; a new session; ``--die-with-parent``. When the command
+  ends, the PID namespace ends and the kernel kills everything left in it, so a
+  double-forked ``setsid`` child cannot outlive the check;
+- resource limits set before ``bwrap`` starts and inherited by everything it starts:
+  CPU time, address space (the simulator only), file size (what it may print), no core
+  files, processes (``RLIMIT_NPROC``; a root grader, whom the kernel exempts from it, puts
+  the check in its own ``pids`` cgroup when it can), and a wall-clock limit after which
+  the whole process group is killed;
+- on a GPU grading machine, the NVIDIA device nodes (``/dev/nvidia*``) and ``/sys``
+  read-only; else only ``/dev``'s null, zero, random, urandom and tty.
+
+The file the check hands back (``/check/out.npz``) leaves the sandbox through a pipe
+(file descriptor 3 of a trusted shell wrapper that the student's process never holds),
+read by the grader up to the tmpfs's size.
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+import pathlib
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+#: Where the book's code is inside the sandbox.
+BOOK = "/book"
+#: The check's private tmpfs inside the sandbox (its working, home and temporary folder).
+CHECK = "/check"
+#: The file the check writes, inside the tmpfs.
+PAYLOAD = f"{CHECK}/out.npz"
+#: The book's folders a check imports (relative to the book's root).
+CODE: tuple[str, ...] = ("labs", "perfmodel")
+#: Folders under CODE replaced by an empty tmpfs: the answer keys.
+HIDDEN: tuple[str, ...] = ("labs/challenges/solutions",)
+#: The user and group a check runs as inside its user namespace.
+NOBODY = 65534
+#: Files of /etc a Python process may read (the loader, names of users, time zone).
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
+       "localtime", "alternatives")
+#: Wall-clock limit of one check, seconds.
+WALL_S = 60.0
+#: Address-space limit of one check on the simulator, bytes.
+MEMORY_BYTES = 4 * 2 ** 30
+#: Largest file (its printed output included) a check may write, bytes.
+OUTPUT_BYTES = 64 * 2 ** 20
+#: Size of the check's tmpfs, bytes (also the largest file it can hand back).
+TMPFS_BYTES = 512 * 2 ** 20
+#: Processes and threads a check may have at once (the simulator runs a block's threads as
+#: threads: up to 1,024).
+PROCESSES = 2048
+#: Stack of each thread of a check on the simulator, bytes.
+SIM_STACK_BYTES = 2 ** 20
+#: The trusted wrapper (bash: file descriptors above 9) that runs the command without the
+#: pipe's end, then sends the payload down it.
+_SHELL = '"$@" {fd}>&-; rc=$?; if [ -f {p} ]; then cat {p} >&{fd}; fi; exit $rc'
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one check may use: ``wall_s`` (seconds of wall-clock time), ``cpu_s`` (CPU
+    seconds, default the wall limit), ``memory_bytes`` (address space; None: no limit, the
+    default on a GPU, where CUDA reserves far more address space than it uses),
+    ``output_bytes`` (largest file, printed output included), ``tmpfs_bytes`` (the
+    check's writable space) and ``processes`` (processes and threads at once)."""
+
+    wall_s: float = WALL_S
+    memory_bytes: int | None = MEMORY_BYTES
+    cpu_s: float | None = None
+    output_bytes: int = OUTPUT_BYTES
+    tmpfs_bytes: int = TMPFS_BYTES
+    processes: int = PROCESSES
+
+    def __post_init__(self):
+        for name in ("wall_s", "cpu_s"):
+            v = getattr(self, name)
+            if v is None and name == "cpu_s":
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+                raise ValueError(f"{name} must be a number of seconds > 0, got {v!r}")
+        for name in ("memory_bytes", "output_bytes", "tmpfs_bytes"):
+            v = getattr(self, name)
+            if v is None and name == "memory_bytes":
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v < 2 ** 20:
+                raise ValueError(f"{name} must be a whole number of bytes >= 1 MiB "
+                                 f"(1048576), got {v!r}")
+        if isinstance(self.processes, bool) or not isinstance(self.processes, int) \
+                or self.processes < 8:
+            raise ValueError(f"processes must be a whole number >= 8, got {self.processes!r}")
+
+    @property
+    def cpu(self) -> float:
+        return self.wall_s if self.cpu_s is None else self.cpu_s
+
+
+@dataclass
+class Run:
+    """A finished sandboxed command: ``returncode`` (negative: the signal that ended it;
+    None: killed at the wall-clock limit), its output (the last 200 kB of each), how long
+    it took (seconds), and ``payload``: the file it handed back (a path on the grader's
+    side) or None."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool = False
+    payload: pathlib.Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _python_paths() -> list[str]:
+    """The folders the running Python needs: the virtual environment and its base."""
+    paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    paths.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    return sorted(p for p in paths if p not in ("/", "/usr") and os.path.isdir(p))
+
+
+def _system() -> list[str]:
+    """bwrap arguments for /usr, its merged-usr links and the few /etc files."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in ETC:
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
+def gpu_devices() -> list[str]:
+    """The NVIDIA device nodes of this machine (empty without an NVIDIA driver)."""
+    return sorted(glob.glob("/dev/nvidia*"))
+
+
+def argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | None = None,
+         inside_name: str = "submission.py", limits: Limits = Limits(), gpu: bool = False,
+         code: tuple[str, ...] = CODE, hidden: tuple[str, ...] = HIDDEN,
+         env: dict[str, str] | None = None, fd: int = 3) -> list[str]:
+    """The whole ``bwrap`` command line that runs ``command`` (paths as the sandbox sees
+    them) in the sandbox described in the module's docstring, with ``submission`` bound
+    read-only at ``/check/<inside_name>``; ``fd`` is the open pipe the payload goes to."""
+    root = pathlib.Path(root)
+    args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    args += _system()
+    for p in _python_paths():
+        args += ["--ro-bind", p, p]
+    for rel in code:
+        src = root / rel
+        if not src.exists():
+            raise ValueError(f"code: {src} does not exist (the book's code to bind)")
+        args += ["--ro-bind", str(src), f"{BOOK}/{rel}"]
+    for rel in hidden:
+        if any(rel == c or rel.startswith(c.rstrip("/") + "/") for c in code):
+            args += ["--tmpfs", f"{BOOK}/{rel}", "--remount-ro", f"{BOOK}/{rel}"]
+    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", CHECK]
+    if submission is not None:
+        args += ["--ro-bind", str(submission), f"{CHECK}/{inside_name}"]
+    if gpu:
+        for dev in gpu_devices():
+            args += ["--dev-bind", dev, dev]
+        if os.path.isdir("/sys"):
+            args += ["--ro-bind", "/sys", "/sys"]
+    for k, v in (env or {}).items():
+        args += ["--setenv", k, v]
+    shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
+    args += ["--chdir", CHECK, "/bin/bash", "--norc", "--noprofile", "-c", shell, "bash", *command]
+    return args
+
+
+def environment(gpu: bool) -> dict[str, str]:
+    """The check's whole environment: the book on ``PYTHONPATH``, the tmpfs as home and
+    temporary folder, the CUDA simulator unless ``gpu`` (then the caller's CUDA_* and
+    NVIDIA_* variables, and LD_LIBRARY_PATH)."""
+    py = os.path.dirname(sys.executable)
+    env = {"PATH": f"{py}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "HOME": CHECK, "TMPDIR": CHECK, "PYTHONPATH": BOOK, "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONNOUSERSITE": "1", "NUMBA_CACHE_DIR": f"{CHECK}/.numba", "MPLBACKEND": "Agg",
+           "MALLOC_ARENA_MAX": "2"}
+    if gpu:
+        env.update({k: v for k, v in os.environ.items()
+                    if k.startswith(("CUDA_", "NVIDIA_", "NUMBA_CUDA_")) or k == "LD_LIBRARY_PATH"})
+    else:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    return env
+
+
+class _Pids:
+    """A ``pids`` cgroup for one check, when this process may make one (root on cgroup v1
+    or v2): the kernel does not apply RLIMIT_NPROC to root."""
+
+    def __init__(self, limit: int):
+        self.path: pathlib.Path | None = None
+        if os.geteuid() != 0:
+            return
+        for base in ("/sys/fs/cgroup/pids", "/sys/fs/cgroup"):
+            b = pathlib.Path(base)
+            if not (b / "cgroup.procs").exists():
+                continue
+            p = b / (f"gpu-perf-book-check-{os.getpid()}-{threading.get_ident()}-"
+                     f"{time.monotonic_ns()}")
+            try:
+                p.mkdir()
+                (p / "pids.max").write_text(str(limit))
+                self.path = p
+                return
+            except OSError:
+                try:
+                    p.rmdir()
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        if self.path is not None:
+            for _ in range(50):
+                try:
+                    self.path.rmdir()
+                    return
+                except OSError:
+                    time.sleep(0.05)
+
+
+def preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
+    """The function a child runs before its command starts: its resource limits (see the
+    module's docstring), and its ``pids`` cgroup when there is one. On the simulator the
+    stack limit is cut to :data:`SIM_STACK_BYTES`: the simulator runs each thread of a
+    block as a Python thread, and each thread's stack counts in the address space."""
+    import resource
+
+    cpu = max(1, math.ceil(limits.cpu))
+    procs = str(pids.path / "cgroup.procs") if pids is not None and pids.path else None
+
+    def apply() -> None:
+        if procs:
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
+        if not gpu:
+            soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+            want = SIM_STACK_BYTES if hard == resource.RLIM_INFINITY else min(SIM_STACK_BYTES, hard)
+            resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+        if limits.memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+    return apply
+
+
+def tail(path: pathlib.Path, n: int = 200_000) -> str:
+    """The last ``n`` bytes of a file, as text ("" when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, path.stat().st_size - n))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _drain(fd: int, dest: pathlib.Path, cap: int) -> None:
+    """Copy what the sandbox writes on ``fd`` into ``dest``, at most ``cap`` bytes (the
+    rest is read and dropped, so the writer never blocks)."""
+    got = 0
+    with open(dest, "wb") as f:
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            if got < cap:
+                f.write(chunk[:cap - got])
+            got += len(chunk)
+    os.close(fd)
+
+
+def wait(proc: subprocess.Popen, wall_s: float) -> bool:
+    """Wait for ``proc`` up to ``wall_s`` seconds, then kill its whole process group (what
+    it left behind too); True when the wall-clock limit ended it."""
+    timed_out = False
+    try:
+        proc.wait(timeout=wall_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    return timed_out
+
+
+def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
+        submission: pathlib.Path | None = None, inside_name: str = "submission.py",
+        limits: Limits = Limits(), gpu: bool = False, code: tuple[str, ...] = CODE,
+        hidden: tuple[str, ...] = HIDDEN) -> Run:
+    """Run ``command`` (as the sandbox sees it) in the sandbox. ``folder`` is the grader's
+    own private folder for this check (never bound inside): stdout, stderr and the handed
+    back file land there. Never raises for what the command does."""
+    folder = pathlib.Path(folder)
+    out, err, payload = folder / "stdout", folder / "stderr", folder / "out.npz"
+    r, w = os.pipe()
+    kind = backend()
+    if kind == "unshare":
+        base = folder / "root"
+        base.mkdir(mode=0o700)
+        args = unshare_argv(command, root=root, base=base, submission=submission,
+                            inside_name=inside_name, limits=limits, gpu=gpu, code=code,
+                            hidden=hidden, env=environment(gpu), fd=w)
+    else:
+        args = argv(command, root=root, submission=submission, inside_name=inside_name,
+                    limits=limits, gpu=gpu, code=code, hidden=hidden, env=environment(gpu),
+                    fd=w)
+    reader = threading.Thread(target=_drain, args=(r, payload, limits.tmpfs_bytes), daemon=True)
+    reader.start()
+    pids = _Pids(limits.processes)
+    t0 = time.monotonic()
+    timed_out = False
+    try:
+        with open(out, "wb") as fo, open(err, "wb") as fe:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                                    pass_fds=(w,), start_new_session=True, close_fds=True,
+                                    preexec_fn=preexec(limits, gpu, pids),
+                                    env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+            os.close(w)
+            w = -1
+            timed_out = wait(proc, limits.wall_s)
+    finally:
+        if w != -1:
+            os.close(w)
+        pids.close()
+    reader.join(timeout=10)
+    wall = time.monotonic() - t0
+    got = payload if payload.exists() and payload.stat().st_size > 0 else None
+    return Run(None if timed_out else proc.returncode, tail(out), tail(err), wall,
+               timed_out, got)
+
+
+# --- Without bubblewrap: the same sandbox from util-linux's unshare, chroot and setpriv ----
+
+def backend() -> str:
+    """The sandbox this machine can build: "bwrap" (bubblewrap), else "unshare" (util-linux
+    2.38 or later: ``unshare``, ``chroot`` and ``setpriv``), else "". The environment
+    variable ``GPU_PERF_BOOK_SANDBOX`` (``bwrap`` or ``unshare``) chooses one."""
+    forced = os.environ.get("GPU_PERF_BOOK_SANDBOX", "")
+    if forced in ("bwrap", "unshare"):
+        return forced if shutil.which(forced) else ""
+    if shutil.which("bwrap"):
+        return "bwrap"
+    if all(shutil.which(t) for t in ("unshare", "chroot", "setpriv")):
+        return "unshare"
+    return ""
+
+
+def unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
+                 submission: pathlib.Path | None = None, inside_name: str = "submission.py",
+                 limits: Limits = Limits(), gpu: bool = False, code: tuple[str, ...] = CODE,
+                 hidden: tuple[str, ...] = HIDDEN, env: dict[str, str] | None = None,
+                 fd: int = 3) -> list[str]:
+    """The sandbox of :func:`argv` built without bubblewrap, for a machine that lacks it:
+    new user (root mapped to the grader), mount, PID, network, IPC and UTS namespaces; a
+    trusted shell mounts a tmpfs at ``base`` (an empty folder of the grader's), binds into
+    it read-only what :func:`argv` binds, mounts the check's sized tmpfs and a fresh
+    /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
+    and inheritable sets, no new privileges) before the command runs, as PID 1 of the
+    namespace: it cannot mount, unmount or remount anything, and nothing outlives it."""
+    q = shlex.quote
+    r = str(base)
+    lines = ["set -e", f"R={q(r)}", 'mount -t tmpfs -o size=16m,mode=755 tmpfs "$R"']
+
+    def bind(src: str, dst: str, dev: bool = False) -> None:
+        kind = "-d" if os.path.isdir(src) else "-f"
+        make = f'mkdir -p "$R"{q(dst)}' if kind == "-d" else \
+            f'mkdir -p "$(dirname "$R"{q(dst)})" && touch "$R"{q(dst)}'
+        lines.append(make)
+        lines.append(f'mount --rbind {q(src)} "$R"{q(dst)}')
+        if not dev:
+            lines.append(f'mount -o remount,bind,ro "$R"{q(dst)}')
+
+    for top in ("/usr",):
+        bind(top, top)
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            lines.append(f'ln -s {q(os.readlink(top))} "$R"{q(top)}')
+        elif os.path.isdir(top):
+            bind(top, top)
+    for name in ETC:
+        if os.path.exists(f"/etc/{name}"):
+            bind(f"/etc/{name}", f"/etc/{name}")
+    for p in _python_paths():
+        bind(p, p)
+    for rel in code:
+        src = pathlib.Path(root) / rel
+        if not src.exists():
+            raise ValueError(f"code: {src} does not exist (the book's code to bind)")
+        bind(str(src), f"{BOOK}/{rel}")
+    for rel in hidden:
+        if any(rel == c or rel.startswith(c.rstrip("/") + "/") for c in code):
+            lines.append(f'mount -t tmpfs -o size=64k,ro tmpfs "$R"{q(f"{BOOK}/{rel}")}')
+    lines.append(f'mkdir -p "$R"{CHECK} && mount -t tmpfs -o size={int(limits.tmpfs_bytes)},'
+                 f'mode=777 tmpfs "$R"{CHECK}')
+    if submission is not None:
+        bind(str(submission), f"{CHECK}/{inside_name}")
+    lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
+    for dev in ("null", "zero", "random", "urandom", "tty"):
+        if os.path.exists(f"/dev/{dev}"):
+            bind(f"/dev/{dev}", f"/dev/{dev}", dev=True)
+    lines.append('mkdir -p "$R/dev/shm" && mount -t tmpfs -o size=64m tmpfs "$R/dev/shm"')
+    if gpu:
+        for dev in gpu_devices():
+            bind(dev, dev, dev=True)
+        if os.path.isdir("/sys"):
+            bind("/sys", "/sys")
+    exports = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items())
+    shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
+    lines.append(f'exec chroot "$R" /usr/bin/env -i {exports} /usr/bin/setpriv '
+                 "--bounding-set=-all --inh-caps=-all --no-new-privs -- "
+                 f"/bin/bash --norc --noprofile -c {q(f'cd {CHECK} && ' + shell)} bash "
+                 + " ".join(q(c) for c in command))
+    return ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--net",
+            "--ipc", "--uts", "--kill-child", "--propagation", "private", "--",
+            "/bin/sh", "-c", "\n".join(lines)]
+
+
+_PROBE: dict[tuple, str] = {}
+
+
+def probe(root: pathlib.Path, gpu: bool = False, code: tuple[str, ...] = CODE,
+          hidden: tuple[str, ...] = HIDDEN) -> str:
+    """Why the sandbox cannot start on this machine ("" when it can): ``bwrap`` missing,
+    or namespaces refused (some containers forbid them). Checked once per setting."""
+    key = (str(root), gpu, code, hidden)
+    if key in _PROBE:
+        return _PROBE[key]
+    if not backend():
+        why = ("neither bubblewrap (`bwrap`) nor util-linux's unshare, chroot and setpriv "
+               "are installed: `apt-get install bubblewrap` (Debian, Ubuntu) or your "
+               "system's package")
+    else:
+        with tempfile.TemporaryDirectory(prefix="probe-") as tmp:
+            try:
+                got = run([sys.executable, "-c", "import sys; print(sys.version_info[0])"],
+                          pathlib.Path(tmp), root=root,
+                          limits=Limits(wall_s=60.0, memory_bytes=None), gpu=gpu,
+                          code=code, hidden=hidden)
+            except (OSError, ValueError) as exc:
+                why = f"bubblewrap could not start ({exc})"
+            else:
+                ok = got.returncode == 0 and got.stdout.strip() == "3"
+                why = "" if ok else (f"{backend()} could not start a sandbox here "
+                                     f"(exit status {got.returncode}): "
+                                     f"{got.stderr.strip()[-300:] or got.stdout.strip()[-300:]}")
+    _PROBE[key] = why
+    return why

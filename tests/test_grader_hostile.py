@@ -1,0 +1,203 @@
+"""Hostile submissions, each graded under the sandbox with the book's own challenge engine
+(``saxpy`` on the CUDA simulator): none earns a point, and nothing outside each check's
+tmpfs changes: not the book's tree, not the assignment, the key, the submissions or an
+earlier student's kept files, and not the gradebook once ``grade`` has returned.
+
+Most hostile cells are built so that they could only earn points if their attack worked:
+they define the right kernel only after the forbidden read, write, import or connection
+succeeded, and the starter's (wrong) kernel otherwise. One honest student shows that the
+same set-up does give points for a right kernel.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import time
+
+import pytest
+
+from exercises import sandbox
+from exercises.assign import assign
+from exercises.challenges import Limits, marker
+from exercises.grade import grade
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MARK = "hostile-marker-7c1e"          # in the command line of anything a submission leaves
+pytestmark = pytest.mark.skipif(bool(sandbox.probe(ROOT)),
+                                reason=f"no sandbox here: {sandbox.probe(ROOT)}")
+
+STARTER = (ROOT / "labs" / "challenges" / "starters" / "saxpy.py").read_text()
+HONEST = '''from numba import cuda
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+def launch(a, x, y, out):
+    threads = 256
+    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)
+'''
+
+
+def _if_any_worked(attempts: list[str]) -> str:
+    """A cell that tries each statement and defines the right kernel only if one worked."""
+    tries = "\n".join(f"try:\n    {a}\n    WORKED.append({a[:40]!r})\nexcept BaseException:\n    pass"
+                      for a in attempts)
+    return (f"WORKED = []\n{tries}\nif WORKED:\n"
+            + "\n".join("    " + ln for ln in HONEST.splitlines()) + "\nelse:\n"
+            + "\n".join("    " + ln for ln in STARTER.splitlines() if '"""' not in ln) + "\n")
+
+
+def _hostile(paths: dict[str, pathlib.Path]) -> dict[str, str]:
+    kept, book = paths["kept"], ROOT
+    return {
+        "honest": HONEST,
+        # prints a passing verdict and leaves at once, with exit status 0
+        "forger": ("import json, os\nprint(json.dumps({'challenge': 'saxpy', 'passed': True, "
+                   "'correct': True, 'message': 'ok', 'device': 'GPU'}))\nos._exit(0)\n"),
+        # the reference solution, another student's kept kernel, the gradebook, the
+        # assignment, the key, the network
+        "thief": _if_any_worked([
+            "from labs.challenges.solutions.saxpy import saxpy as _s",
+            f"open({str(kept / 'alice' / 'saxpy.py')!r}).read()",
+            f"open({str(paths['out'] / 'gradebook.csv')!r}).read()",
+            f"open({str(paths['assignment'] / 'assignment.json')!r}).read()",
+            f"open({str(paths['key'])!r}).read()",
+            f"open({str(book / 'exercises' / 'grade.py')!r}).read()",
+            "__import__('socket').create_connection(('1.1.1.1', 53), 2)",
+            "__import__('socket').create_connection(('127.0.0.1', 22), 2)",
+        ]),
+        # writes outside its folder: into the grader's code, the book, the kept files, /tmp
+        "vandal": _if_any_worked([
+            f"open({str(book / 'labs' / 'challenges' / '__init__.py')!r}, 'a').write('#x')",
+            f"open({str(book / 'exercises' / 'grade.py')!r}, 'a').write('#x')",
+            f"open({str(kept / 'alice' / 'saxpy.py')!r}, 'w').write('#x')",
+            f"open({str(paths['canary'])!r}, 'w').write('x')",
+            f"open({str(paths['out'] / 'gradebook.csv')!r}, 'w').write('x')",
+        ]),
+        # a double-forked setsid child that keeps trying to rewrite the gradebook
+        "ghost": (f"import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                  f"        os.execv('/bin/sh', ['/bin/sh', '-c', "
+                  f"'for i in $(seq 100); do echo ghost,saxpy,,,pass,9 > "
+                  f"{paths['out'] / 'gradebook.csv'} 2>/dev/null; sleep 0.1; done; "
+                  f"sleep 300 # {MARK}'])\n    os._exit(0)\n" + STARTER),
+        # the work done by numpy on the host, copied back
+        "host": HONEST.replace(
+            "    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)",
+            "    out.copy_to_device(a * x.copy_to_host() + y.copy_to_host())"),
+        "hog": "import numpy as np\nscratch = np.ones(5 * 2**30)  # 40 GB\n" + HONEST,
+        "flood": "import sys\nfor _ in range(400):\n    sys.stdout.write('x' * 2**20)\n" + HONEST,
+        "spin": HONEST.replace("    if i < x.size:", "    while i >= 0:\n        i += 0\n    if i < x.size:"),
+        "oob": HONEST.replace("    if i < x.size:\n", "    if True:\n"),
+    }
+
+
+def _digest(*folders: pathlib.Path) -> dict[str, str]:
+    out = {}
+    for folder in folders:
+        for p in sorted(folder.rglob("*")) if folder.is_dir() else [folder]:
+            if p.is_file() and "__pycache__" not in p.parts:
+                out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _alive(mark: str) -> list[str]:
+    left = []
+    for proc in pathlib.Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if mark.encode() in argv and str(os.getpid()) != proc.name:
+            left.append(proc.name)
+    return left
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    paths = {"assignment": tmp / "hw", "out": tmp / "grades", "key": tmp / "config" / "k.key",
+             "canary": pathlib.Path(f"/tmp/{MARK}-{os.getpid()}")}
+    paths["kept"] = paths["out"] / "kernels"
+    paths["key"].parent.mkdir()
+    paths["key"].write_text("00" * 32 + "\n")
+    bodies = _hostile(paths)
+    assign("hwh", paths["assignment"], kernels=["saxpy"], students=list(bodies))
+    (paths["kept"] / "alice").mkdir(parents=True)                 # an earlier student's
+    (paths["kept"] / "alice" / "saxpy.py").write_text(HONEST)
+    subs = tmp / "submissions"
+    subs.mkdir()
+    for student, body in bodies.items():
+        nb = json.loads((paths["assignment"] / f"{student}.ipynb").read_text())
+        for c in nb["cells"]:
+            if c["metadata"].get("exercises", {}).get("role") == "challenge":
+                c["source"] = f"{marker('saxpy')}\n{body}"
+        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    watched = [ROOT / d for d in ("labs", "perfmodel", "exercises", "tests", "scripts")] + \
+        [paths["assignment"], subs, paths["key"].parent, paths["kept"] / "alice"]
+    before = _digest(*watched)
+    t0 = time.monotonic()
+    grade(paths["assignment"], subs, paths["out"], jobs=2,
+          limits=Limits(wall_s=25, cpu_s=25, memory_bytes=4 * 2 ** 30))
+    took = time.monotonic() - t0
+    just_after = _digest(paths["out"])
+    time.sleep(3)                       # what a left-behind process would do, it does now
+    later = _digest(paths["out"])
+    after = _digest(*watched)
+    with open(paths["out"] / "gradebook.csv", newline="") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    checks = json.loads((paths["out"] / "challenges.json").read_text())["checks"]
+    yield {"rows": rows, "checks": checks, "before": before, "after": after,
+           "just_after": just_after, "later": later, "paths": paths, "took": took}
+    if paths["canary"].exists():
+        paths["canary"].unlink()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_the_honest_kernel_passes(hostile):
+    r = hostile["rows"]["honest"]
+    assert (r["status"], r["points"], r["checked"]) == ("pass", "1", "sandbox"), r
+
+
+@pytest.mark.parametrize("student", ["forger", "thief", "vandal", "ghost", "host", "hog",
+                                     "flood", "spin", "oob"])
+def test_each_hostile_submission_earns_nothing(hostile, student):
+    r = hostile["rows"][student]
+    assert r["points"] == "0" and r["status"] == "fail", (r, hostile["checks"][student])
+    assert r["checked"] == "sandbox"
+
+
+def test_why_each_failed(hostile):
+    c = {s: v["saxpy"] for s, v in hostile["checks"].items()}
+    assert "no results" in c["forger"]["reason"]
+    assert "wrong" in c["thief"]["reason"] and "wrong" in c["vandal"]["reason"]
+    assert "memory" in c["hog"]["reason"], c["hog"]
+    assert "output limit" in c["flood"]["reason"] or "wrong" in c["flood"]["reason"], c["flood"]
+    assert "timed out" in c["spin"]["reason"] or "CPU" in c["spin"]["reason"], c["spin"]
+    assert "out of bounds" in c["oob"]["message"], c["oob"]
+    assert not c["host"]["correct"], c["host"]
+
+
+def test_nothing_outside_the_checks_changed(hostile):
+    assert hostile["before"] == hostile["after"]
+    assert not hostile["paths"]["canary"].exists()
+
+
+def test_nothing_outlives_the_grader(hostile):
+    assert hostile["just_after"] == hostile["later"]        # the gradebook stays as written
+    assert "ghost,saxpy,,,pass,9" not in (hostile["paths"]["out"] / "gradebook.csv").read_text()
+    assert not _alive(MARK)
+
+
+def test_the_grader_records_how_it_graded(hostile):
+    info = json.loads((hostile["paths"]["out"] / "grading.json").read_text())
+    assert info["sandboxed"] is True and info["jobs"] == 2
+    assert hostile["took"] < 240                            # two at a time, bounded
