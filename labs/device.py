@@ -48,8 +48,11 @@ STEPS: dict[str, Step] = {
     "challenges": Step((PY, "-m", "labs.challenges.on_device", "--out", "{w}"), 240,
                        "every challenge's starter, reference and textbook kernel timed against "
                        "its bound, with the simulator's estimate: labs/results/<gpu>/challenges.json"),
-    "grade": Step((PY, "-m", "exercises.gpu_grading_demo", "--out", "{w}"), 240,
-                  "grade --gpu end to end on a small course (an honest and a hostile student)"),
+    "grade": Step(("bash", "-c", f"{PY} -m exercises.gpu_grading_demo --out {{w}} && "
+                   f"{PY} -m exercises grade {{w}}/assignment {{w}}/submissions --out "
+                   "{w}/grades --gpu; sleep 5; cat {w}/grades/gradebook.csv {w}/grades/totals.csv"),
+                  240, "grade --gpu end to end on a small course (an honest and a hostile "
+                  "student): labs/results/<gpu>/grading_demo/"),
     "machine": Step((PY, "-m", "labs.part2a_on_device", "--out", "{w}"), 240,
                     "chapters 6-8's machine as it behaves: SASS, L2 fetch granularity, store "
                     "sectors under ncu"),
