@@ -88,6 +88,11 @@ def test_a_branch_on_the_lane_parity_runs_two_paths_per_warp(sim):
     assert sim["converged"]["launches"] == 1
 
 
+def test_a_kernel_that_never_waits_runs_in_turn_and_one_with_a_barrier_does_not(sim):
+    r = sim["closure_barrier"]
+    assert r["in_turn"] and r["needs_threads"] and r["reversed"]
+
+
 def test_a_shuffle_inside_a_branch_stops_at_once_with_the_reason(sim):
     r = sim["shuffle_in_branch"]
     assert r["error"] and "not every lane reached the shuffle" in r["error"]

@@ -102,6 +102,7 @@ def _classes():
             self.lanes: dict = defaultdict(int)
             self.posted: dict = defaultdict(dict)
             self.sampled = True
+            self.in_turn = False
 
         def _sample(self, grid_point) -> bool:
             """Whether this block's paths are traced: the first TRACED_BLOCKS of a launch
@@ -115,6 +116,8 @@ def _classes():
                 self._f(*args)
 
             self.sampled = self._sample(grid_point)
+            if not needs_threads(self._f):
+                return self._run_in_turn(grid_point, args)
             threads = [Thread(target, self, grid_point, p, self._debug)
                        for p in np.ndindex(*self._block_dim)]
             self.live = len(threads)
@@ -132,6 +135,38 @@ def _classes():
                     raise t.exception[0].with_traceback(t.exception[1])
             if self.abort_reason:
                 raise RuntimeError(f"ctaid={list(grid_point)}: {self.abort_reason}")
+
+        def _run_in_turn(self, grid_point, args) -> None:
+            """A block of a kernel that never waits for another thread (no barrier, no
+            shuffle): its threads one after another in ONE Python thread, each with its
+            own indices, counts and path; any order of threads is one a GPU could run."""
+            from numba.cuda.simulator.kernelapi import Dim3
+
+            bx, by, _bz = self._block_dim
+
+            def body():
+                w = threading.current_thread()
+                rec = Recorder.active
+                tracer = rec.tracer(w) if w.traced else None
+                for p in np.ndindex(*self._block_dim):
+                    w.threadIdx = Dim3(*p)
+                    w.thread_id = p[0] + bx * (p[1] + by * p[2])
+                    w.ordinals, w.vec, w.atomic, w.path = {}, None, 0, 0
+                    if tracer is not None:
+                        sys.settrace(tracer)
+                    try:
+                        self._f(*args)
+                    finally:
+                        sys.settrace(None)
+                    if tracer is not None:
+                        rec.paths[(w.key, w.thread_id // WARP)].add(w.path)
+
+            self.live, self.in_turn = 1, True
+            w = Thread(body, self, grid_point, (0, 0, 0), self._debug)
+            w.start()
+            w.join()
+            if w.exception:
+                raise w.exception[0].with_traceback(w.exception[1])
 
         # (all below with self.cond held, except wait and exited, which take it)
         def _stop(self, reason: str) -> None:
@@ -172,6 +207,10 @@ def _classes():
                                "inside a branch, or after an early return?)")
 
         def wait(self, t, what) -> None:
+            if self.in_turn:  # needs_threads missed a wait: say so, never skip a barrier
+                raise RuntimeError("the simulator ran this kernel's threads one after "
+                                   "another, but it waits for other threads; name the "
+                                   "barrier or shuffle in the kernel or a device function")
             with self.cond:
                 if self.abort_reason or t.abort:
                     raise _Abort()
@@ -190,6 +229,8 @@ def _classes():
                 self._settle()
 
         def shuffle(self, t, value, src: int):
+            if self.in_turn:
+                self.wait(t, "shfl")  # (raises: see wait)
             if self.lanes[t.thread_id // WARP] != WARP:
                 raise RuntimeError(f"warp shuffles need whole warps of 32 threads; this block "
                                    f"has {self.block_state.size}")
@@ -199,6 +240,56 @@ def _classes():
             return t.shfl_result
 
     return Thread, Manager
+
+
+#: What makes a thread wait for others: with none of these names, a kernel's threads can
+#: run one after another (:func:`needs_threads`).
+WAITS = frozenset({"syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
+                   "syncwarp", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+                   "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
+                   "match_any_sync", "match_all_sync", "this_grid", "cg", "Barrier"})
+_NEEDS: dict = {}
+
+
+def _names(code) -> set[str]:
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            out |= _names(const)
+    return out
+
+
+def needs_threads(fn, _seen: set | None = None) -> bool:
+    """Whether the Python function ``fn`` (a kernel's), or a function or device function
+    it names, waits for other threads (a barrier, a shuffle, a warp vote)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    if code in _NEEDS:
+        return _NEEDS[code]
+    seen = set() if _seen is None else _seen
+    if code in seen:
+        return False
+    seen.add(code)
+    names = _names(code)
+    found = bool(names & WAITS)
+    glob = dict(getattr(fn, "__globals__", {}))
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            glob[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        names.add(name)
+    for name in names - WAITS:
+        if found:
+            break
+        g = glob.get(name)
+        inner = getattr(g, "fn", None) or getattr(g, "py_func", None) or g
+        if callable(inner) and hasattr(inner, "__code__") and inner is not fn:
+            found = needs_threads(inner, seen)
+    if _seen is None:
+        _NEEDS[code] = found
+    return found
 
 
 def _atomic(fn):
