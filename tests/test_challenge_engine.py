@@ -293,6 +293,11 @@ def test_the_estimate_is_the_slowest_roof_by_hand():
     slow = estimate.estimate_time(m, dram_bytes=1e9, bytes_in_flight=4, threads=1000,
                                   latency_s=1e-6)
     assert slow["seconds"] == pytest.approx(0.25) and slow["assumptions"]
+    # no L2 figure: 4 GB of sectors priced at 100 GB/s, as DRAM traffic: 40 ms
+    flat = machines.measured("Flat GPU", {"fp32": 1e12}, {"dram": 1e11}, source="a test")
+    flat = dataclasses.replace(flat, sms=10, clock_hz=1e9)
+    f = estimate.estimate_time(flat, dram_bytes=1e9, l2_bytes=4e9)
+    assert f["limit"] == "dram" and f["seconds"] == pytest.approx(0.04) and f["assumptions"]
     with pytest.raises(ValueError, match="dram_bytes"):
         estimate.estimate_time(m, dram_bytes=-1.0)
     with pytest.raises(ValueError, match="paths"):
