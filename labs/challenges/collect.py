@@ -72,6 +72,8 @@ def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None
             return load_submission(path, ch.KERNELS), path, None
         except BrokenSubmission as e:
             return None, path, _scrub(str(e), path)
+        except SystemExit:  # an exit at import: the file is still written
+            return None, path, "the submission exits when imported (sys.exit or exit())"
     missing = missing_names(submission, ch.KERNELS)
     if missing:
         return None, None, (f"the submission must define {', '.join(ch.KERNELS)}; missing: "
@@ -226,6 +228,9 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             else:
                 counted = k == len(sizes) + COUNT_AT  # paths traced at that size only
                 outs, record = _run_sim(ch, ns, size, inp, trace if counted else None)
+        except SystemExit:
+            meta["errors"][str(k)] = "launch exits (sys.exit or exit()) instead of returning"
+            continue
         except Exception as e:  # anything the submission does: recorded, never raised
             meta["errors"][str(k)] = _error(e, path)
             meta["host_transfers"] += getattr(e, "host_transfers", [])
