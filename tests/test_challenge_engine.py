@@ -93,6 +93,12 @@ def test_a_kernel_that_never_waits_runs_in_turn_and_one_with_a_barrier_does_not(
     assert r["in_turn"] and r["needs_threads"] and r["reversed"]
 
 
+def test_without_greenlet_os_threads_give_the_same_answers(sim):
+    r = sim["os_threads"]
+    assert r["two_way"] == 2 and r["reversed"]
+    assert "not every lane reached the shuffle" in r["shuffle_in_branch"]
+
+
 def test_a_shuffle_inside_a_branch_stops_at_once_with_the_reason(sim):
     r = sim["shuffle_in_branch"]
     assert r["error"] and "not every lane reached the shuffle" in r["error"]
