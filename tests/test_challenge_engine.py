@@ -263,7 +263,8 @@ def test_a_file_that_is_not_an_npz_or_holds_pickles_fails(tmp_path):
 def test_the_verdict_prints_once_and_names_no_path(collected):
     v = ch.Verdict(judge.judge("saxpy", collected, 7))
     assert repr(v) == str(v) == judge.text(v)
-    assert repr(v).startswith("saxpy: PASSED on CUDA simulator (CPU)") and "\n  - correct at every size" in repr(v)
+    assert repr(v).startswith("saxpy: PASSED on CUDA simulator (CPU)")
+    assert "\n  - correct at every size" in repr(v)
     assert not hasattr(v, "_repr_html_") and not hasattr(v, "_ipython_display_")
 
 
