@@ -84,6 +84,23 @@ def shuffle_in_branch(x, out):
     out[i] = v
 
 
+def closure_kernel():
+    """A kernel whose barrier sits in a device function it reaches through a closure."""
+    @cuda.jit(device=True)
+    def stage(buf, t, v):
+        buf[t] = v
+        cuda.syncthreads()
+
+    @cuda.jit
+    def reverse(x, out):
+        buf = cuda.shared.array(64, float32)
+        t = cuda.threadIdx.x
+        stage(buf, t, x[t])
+        out[t] = buf[63 - t]   # another thread's element: right only after the barrier
+
+    return reverse
+
+
 def measure(kernel, n_in: int, n_out: int, blocks: int, threads: int) -> dict:
     rec = sim.Recorder(trace_files={__file__})
     with rec:
@@ -112,6 +129,14 @@ def main() -> int:
            "broadcast": measure(broadcast, 32, 32, 1, 32),
            "divergent": measure(divergent, N, N, 2, 128),
            "converged": measure(converged, N, N, 2, 128)}
+    rec = sim.Recorder()
+    with rec:
+        x, out_ = rec.wrap("x", np.arange(64, dtype=np.float32)), rec.wrap(
+            "out", np.zeros(64, np.float32))
+        closure_kernel()[1, 64](x, out_)
+    out["closure_barrier"] = {"reversed": bool((out_._ary == np.arange(64)[::-1]).all()),
+                              "needs_threads": sim.needs_threads(closure_kernel().py_func),
+                              "in_turn": not sim.needs_threads(coalesced.py_func)}
     t0 = time.perf_counter()
     try:
         measure(shuffle_in_branch, 64, 64, 1, 64)
@@ -119,6 +144,25 @@ def main() -> int:
     except Exception as e:
         out["shuffle_in_branch"] = {"error": str(e)}
     out["shuffle_in_branch"]["seconds"] = time.perf_counter() - t0
+    # the same waits with OS threads (where greenlet is missing, as in Colab's runtime)
+    saved = list(sim._GREENLET)
+    sim._GREENLET[:] = [None]
+    try:
+        fallback = {"two_way": measure(two_way, 32, 32, 1, 32)["bank_ways"]}
+        try:
+            measure(shuffle_in_branch, 64, 64, 1, 64)
+            fallback["shuffle_in_branch"] = None
+        except Exception as e:
+            fallback["shuffle_in_branch"] = str(e)
+        rec = sim.Recorder()
+        with rec:
+            x, out_ = rec.wrap("x", np.arange(64, dtype=np.float32)), rec.wrap(
+                "out", np.zeros(64, np.float32))
+            closure_kernel()[1, 64](x, out_)
+        fallback["reversed"] = bool((out_._ary == np.arange(64)[::-1]).all())
+    finally:
+        sim._GREENLET[:] = saved
+    out["os_threads"] = fallback
     for f in sorted(folder.glob("*.py")):
         out[f"file/{f.stem}"] = verdict(f)
     print(json.dumps(out, default=str))

@@ -72,6 +72,8 @@ def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None
             return load_submission(path, ch.KERNELS), path, None
         except BrokenSubmission as e:
             return None, path, _scrub(str(e), path)
+        except SystemExit:  # an exit at import: the file is still written
+            return None, path, "the submission exits when imported (sys.exit or exit())"
     missing = missing_names(submission, ch.KERNELS)
     if missing:
         return None, None, (f"the submission must define {', '.join(ch.KERNELS)}; missing: "
@@ -212,7 +214,10 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
     if why is None and compile_check is not False and path is not None and not gpu:
         from . import compile as sm75
 
-        compiling = sm75.start(name, path)  # in its own process, while the simulator runs
+        try:  # in its own process, while the simulator runs
+            compiling = sm75.start(name, path)
+        except OSError:  # a sandbox that starts no process: no compile, the check goes on
+            compiling = None
     if why is not None:
         meta["errors"] = {str(k): why for k in range(len(sizes))}
         return arrays, meta
@@ -226,6 +231,9 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             else:
                 counted = k == len(sizes) + COUNT_AT  # paths traced at that size only
                 outs, record = _run_sim(ch, ns, size, inp, trace if counted else None)
+        except SystemExit:
+            meta["errors"][str(k)] = "launch exits (sys.exit or exit()) instead of returning"
+            continue
         except Exception as e:  # anything the submission does: recorded, never raised
             meta["errors"][str(k)] = _error(e, path)
             meta["host_transfers"] += getattr(e, "host_transfers", [])

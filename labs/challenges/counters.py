@@ -3,7 +3,8 @@ challenge's targets for them. numpy over recorded events (no numba), so every co
 tested on hand-made events.
 
 An access event is ``(array, kind, block, thread, ordinal, flat, itemsize, space)``:
-``kind`` "r", "w" or "a" (an atomic read-modify-write); ``block`` a key of the launch and block (``(launch, blockIdx)``);
+``kind`` "r", "w" or "a" (an atomic read-modify-write); ``block`` a key of the launch
+and block (``(launch, blockIdx)``);
 ``thread`` the thread's linear index in its block; ``ordinal`` which access of that thread
 to that array and kind it is (the lanes of a warp doing their k-th access together are one
 *warp access*, as one instruction on a GPU; a 16-byte ``load4`` is one access of four
@@ -34,8 +35,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from types import ModuleType
-from typing import Iterable
-
 import numpy as np
 
 WARP = 32

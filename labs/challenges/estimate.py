@@ -73,8 +73,9 @@ def estimate_time(machine, *, dram_bytes: float, l2_bytes: float = 0.0,
     """The time a kernel's counts imply on ``machine`` (a perfmodel Machine), as the
     slowest of four roofs: DRAM (``dram_bytes`` over the DRAM bandwidth, or over what
     ``threads`` each with ``bytes_in_flight`` outstanding sustain at ``latency_s`` by
-    Little's law, if less), L2 (``l2_bytes`` of 32-byte sectors over the L2 bandwidth,
-    where the machine has one), shared memory (``shared_passes`` 128-byte passes over
+    Little's law, if less), L2 (``l2_bytes`` of 32-byte sectors over the L2 bandwidth;
+    where the machine has no L2 figure, the sector traffic is priced at the DRAM
+    bandwidth, as part of the DRAM roof), shared memory (``shared_passes`` 128-byte passes over
     :func:`shared_bandwidth`) and compute (``flops`` x ``paths``, the divergent paths a
     warp runs one after another, over the peak of ``unit``). Seconds, bytes, FLOPs.
     Returns ``{"seconds", "limit", "terms": {limit: seconds}, "label": "estimate",
@@ -93,13 +94,13 @@ def estimate_time(machine, *, dram_bytes: float, l2_bytes: float = 0.0,
             notes.append(f"Little's law: {threads:.3g} threads x {bytes_in_flight:.3g} B in "
                          f"flight / {latency_s * 1e9:.0f} ns sustain {little / 1e9:.0f} GB/s")
             bandwidth = little
-    terms = {"dram": dram_bytes / bandwidth}
     if "l2" in machine.levels():
-        terms["l2"] = l2_bytes / machine.bandwidth("l2")
-    elif l2_bytes:
-        terms["l2"] = l2_bytes / machine.bandwidth("dram")
-        notes.append(f"no L2 bandwidth for the {machine.name}: its sector traffic is priced "
-                     f"at the DRAM bandwidth (a slower roof than L2's)")
+        terms = {"dram": dram_bytes / bandwidth, "l2": l2_bytes / machine.bandwidth("l2")}
+    else:
+        terms = {"dram": max(dram_bytes, l2_bytes) / bandwidth}
+        if l2_bytes > dram_bytes:
+            notes.append(f"no L2 bandwidth for the {machine.name}: its 32-byte sector "
+                         f"traffic is priced at the DRAM bandwidth")
     if shared_passes:
         terms["shared"] = shared_passes * SHARED_PASS_BYTES / shared_bandwidth(machine)
     terms["compute"] = flops * paths / machine.peak_flops(unit)
@@ -160,6 +161,18 @@ def estimate_challenge(ch: ModuleType, counters: dict, machine: str = "T4") -> d
                    f"limited by {words[est['limit']]} (an estimate from the simulator's counts "
                    f"and the model, not a measurement)")
     return est
+
+
+def simulated_counters(name: str, path, seed: int = 0, timeout_s: float = 600.0) -> dict:
+    """The mechanism counters of the submission at ``path``, from a check under the
+    simulator in a process of its own (so a script on a GPU can call it): what
+    :func:`record` takes. {} when the kernels did not run."""
+    import pathlib
+
+    from . import _collect_elsewhere
+
+    collected = _collect_elsewhere(name, pathlib.Path(path), int(seed), timeout_s)
+    return dict(collected["meta"].get("counters") or {})
 
 
 def record(name: str, label: str, counters: dict, measured_s: float,

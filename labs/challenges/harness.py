@@ -1,6 +1,7 @@
 """What every challenge shares on the numba side: the 16-byte loads and stores, warp
-shuffles under the CUDA simulator, a counting array for structural tests, the correctness
-check (simulator without a GPU, the GPU when there is one) and the timing.
+shuffles under the CUDA simulator (:mod:`labs.challenges.sim`), a counting array for
+structural tests, a one-size correctness check and the timing. The check a student and a
+grader run is :mod:`labs.challenges.collect` + :mod:`labs.challenges.judge`.
 
 A challenge module (``labs/challenges/<name>.py``) describes its operation: ``KERNELS``
 (the names a submission defines), ``sizes(mode)`` (``"sim"``, ``"quick"``, ``"full"``),

@@ -48,8 +48,8 @@ def _fallback_small(size: dict) -> dict:
 
 def jittered(size: dict, seed: int) -> dict:
     """``size`` with each count of 16 or more scaled by 1.0625 to 1.5 (the factor set by
-    the seed, in steps of 1/16) and made odd, and each smaller count one more: a mid size no grid hard-coded for the
-    simulator's size covers (256-thread blocks rounded up for 1000 cover 1024 < 1063),
+    the seed, in steps of 1/16) and made odd, and each smaller count one more: a mid size
+    no grid hard-coded for the simulator's size covers (256-thread blocks rounded up for 1000 cover 1024 < 1063),
     different from one seed to the next."""
     factor = 1.0625 + (int(seed) % 8) / 16
     return {k: int(int(v) * factor) | 1 if int(v) >= 16 else int(v) + 1

@@ -42,6 +42,10 @@ class HostTransfer(Exception):
     """Data crossed between host and device inside ``launch``: work done outside a kernel."""
 
 
+class BlockError(RuntimeError):
+    """A block that cannot go on (a deadlock), named by the block."""
+
+
 class _Abort(Exception):
     """Raised in a simulated thread when its block is stopped."""
 
@@ -63,6 +67,7 @@ def _classes():
             self.vec: dict | None = None
             self.atomic = 0
             self.path = 0
+            self.go = threading.Event()
             self.shfl_result = None
 
         def run(self):
@@ -74,6 +79,8 @@ def _classes():
                 threading.Thread.run(self)
             except _Abort:
                 pass
+            except BlockError as e:  # about the block, not this thread
+                self.exception = (e, sys.exc_info()[2])
             except Exception as e:
                 msg = f"tid={list(self.threadIdx)} ctaid={list(self.blockIdx)}: {e}"
                 try:
@@ -102,6 +109,9 @@ def _classes():
             self.lanes: dict = defaultdict(int)
             self.posted: dict = defaultdict(dict)
             self.sampled = True
+            self.in_turn = self.greenlets = False
+            self.n_sync = 0
+            self.shuffling: dict = {}
 
         def _sample(self, grid_point) -> bool:
             """Whether this block's paths are traced: the first TRACED_BLOCKS of a launch
@@ -115,6 +125,10 @@ def _classes():
                 self._f(*args)
 
             self.sampled = self._sample(grid_point)
+            if not needs_threads(self._f):
+                return self._run_in_turn(grid_point, args)
+            if _greenlet() is not None:
+                return self._run_greenlets(grid_point, args)
             threads = [Thread(target, self, grid_point, p, self._debug)
                        for p in np.ndindex(*self._block_dim)]
             self.live = len(threads)
@@ -133,54 +147,197 @@ def _classes():
             if self.abort_reason:
                 raise RuntimeError(f"ctaid={list(grid_point)}: {self.abort_reason}")
 
+        def _run_in_turn(self, grid_point, args) -> None:
+            """A block of a kernel that never waits for another thread (no barrier, no
+            shuffle): its threads one after another in ONE Python thread, each with its
+            own indices, counts and path; any order of threads is one a GPU could run."""
+            from numba.cuda.simulator.kernelapi import Dim3
+
+            bx, by, _bz = self._block_dim
+
+            def body():
+                w = threading.current_thread()
+                rec = Recorder.active
+                tracer = rec.tracer(w) if w.traced else None
+                for p in np.ndindex(*self._block_dim):
+                    w.threadIdx = Dim3(*p)
+                    w.thread_id = p[0] + bx * (p[1] + by * p[2])
+                    w.ordinals, w.vec, w.atomic, w.path = {}, None, 0, 0
+                    if tracer is not None:
+                        sys.settrace(tracer)
+                    try:
+                        self._f(*args)
+                    finally:
+                        sys.settrace(None)
+                    if tracer is not None:
+                        rec.paths[(w.key, w.thread_id // WARP)].add(w.path)
+
+            self.live, self.in_turn = 1, True
+            w = Thread(body, self, grid_point, (0, 0, 0), self._debug)
+            w.start()
+            w.join()
+            if w.exception:
+                raise w.exception[0].with_traceback(w.exception[1])
+
+        def _run_greenlets(self, grid_point, args) -> None:
+            """A block whose threads wait for each other, each thread a greenlet in ONE
+            Python thread: a thread runs until it waits (a barrier, a shuffle) or ends;
+            then what can be released is (a barrier every live thread waits at, a warp
+            whose 32 lanes wait at a shuffle), and a round where nothing can is a
+            deadlock, reported at once. Switching greenlets costs far less than waking
+            an OS thread."""
+            from numba.cuda.simulator.kernelapi import Dim3
+
+            gl = _greenlet()
+            bx, by, _bz = self._block_dim
+            fields = ("threadIdx", "thread_id", "ordinals", "vec", "atomic", "path")
+
+            def body():
+                w = threading.current_thread()
+                rec = Recorder.active
+                if w.traced:
+                    sys.settrace(rec.tracer(w))
+                main = gl.getcurrent()
+                self.main = main
+
+                def one():
+                    try:
+                        self._f(*args)
+                    except Exception as e:
+                        return ("error", e, sys.exc_info()[2])
+                    return ("done",)
+
+                states = []
+                for p in np.ndindex(*self._block_dim):
+                    st = {"threadIdx": Dim3(*p), "thread_id": p[0] + bx * (p[1] + by * p[2]),
+                          "ordinals": {}, "vec": None, "atomic": 0, "path": 0,
+                          "g": gl.greenlet(one), "send": None}
+                    states.append(st)
+                ready, waiting = list(states), {}
+                live = len(states)
+                while True:
+                    for st in ready:
+                        for f in fields:
+                            setattr(w, f, st[f])
+                        got = st["g"].switch(st["send"]) if st["send"] is not None \
+                            else st["g"].switch()
+                        for f in fields:
+                            st[f] = getattr(w, f)
+                        if got[0] == "done":
+                            live -= 1
+                            if w.traced:
+                                rec.paths[(w.key, st["thread_id"] // WARP)].add(st["path"])
+                        elif got[0] == "error":  # Thread.run names this thread's indices
+                            raise got[1].with_traceback(got[2])
+                        else:
+                            waiting[id(st)] = (st, got)
+                    ready = []
+                    if not waiting:
+                        break
+                    warps: dict = defaultdict(list)
+                    for st, got in waiting.values():
+                        if got[0] == "shfl":
+                            warps[st["thread_id"] // WARP].append((st, got))
+                    for warp, lanes in warps.items():
+                        if len(lanes) == WARP:
+                            value = {s_["thread_id"] % WARP: g_[1] for s_, g_ in lanes}
+                            for s_, g_ in lanes:
+                                src = g_[2]
+                                s_["send"] = (value[src] if 0 <= src < WARP
+                                              else value[s_["thread_id"] % WARP],)
+                                del waiting[id(s_)]
+                                ready.append(s_)
+                    if not ready and len(waiting) == live and all(
+                            g_[0] == "sync" for _s, g_ in waiting.values()):
+                        for s_, _g in waiting.values():
+                            s_["send"] = (None,)
+                            ready.append(s_)
+                        waiting = {}
+                    if not ready:
+                        if warps:
+                            raise BlockError(
+                                f"ctaid={list(grid_point)}: warp {min(warps)}: not every "
+                                f"lane reached the shuffle (a shuffle inside a branch only "
+                                f"some lanes take, or after some lanes returned?); all 32 "
+                                f"lanes of a warp must call it")
+                        raise BlockError(
+                            f"ctaid={list(grid_point)}: not every thread reached "
+                            f"cuda.syncthreads() (a barrier inside a branch, or after an "
+                            f"early return?)")
+                sys.settrace(None)
+
+            self.live, self.greenlets = 1, True
+            w = Thread(body, self, grid_point, (0, 0, 0), self._debug)
+            w.start()
+            w.join()
+            if w.exception:
+                raise w.exception[0].with_traceback(w.exception[1])
+
         # (all below with self.cond held, except wait and exited, which take it)
         def _stop(self, reason: str) -> None:
             self.abort_reason = self.abort_reason or reason
+            for t in self.waiting:
+                t.go.set()
             self.waiting.clear()
-            self.cond.notify_all()
 
-        def _settle(self) -> None:
-            """Release what can be released; stop the block on a deadlock."""
+        def _release(self, threads) -> None:
+            for t in threads:
+                del self.waiting[t]
+                t.go.set()
+
+        def _settle(self, warp: int | None = None) -> None:
+            """Release what can be released (a barrier every live thread waits at; the
+            shuffle of ``warp`` once its 32 lanes wait at it); stop the block on a
+            deadlock (every live thread waiting, none released)."""
             if self.abort_reason or not self.waiting:
                 return
-            waits = list(self.waiting.values())
-            if len(waits) == self.live and all(w == "sync" for w in waits):
-                self.waiting.clear()
-                self.cond.notify_all()
+            lanes = self.shuffling.get(warp) if warp is not None else None
+            if lanes is not None and len(lanes) == WARP:
+                values = self.posted.pop(warp)
+                for t in lanes:
+                    src, own = values[t.thread_id % WARP][1], values[t.thread_id % WARP][0]
+                    t.shfl_result = values[src][0] if 0 <= src < WARP else own
+                del self.shuffling[warp]
+                self._release(lanes)
                 return
-            released = False
-            for warp in {w[1] for w in waits if w != "sync"}:
-                lanes = [t for t, w in self.waiting.items() if w == ("shfl", warp)]
-                if len(lanes) == WARP:
-                    values = self.posted.pop(warp)
-                    for t in lanes:
-                        src = values[t.thread_id % WARP][1]
-                        own = values[t.thread_id % WARP][0]
-                        t.shfl_result = values[src][0] if 0 <= src < WARP else own
-                        del self.waiting[t]
-                    released = True
-            if released:
-                self.cond.notify_all()
-            elif len(self.waiting) == self.live:
-                shfl = sorted({w[1] for w in waits if w != "sync"})
-                if shfl:
-                    self._stop(f"warp {shfl[0]}: not every lane reached the shuffle (a "
-                               f"shuffle inside a branch only some lanes take, or after some "
-                               f"lanes returned?); all 32 lanes of a warp must call it")
+            if self.n_sync and self.n_sync == self.live:
+                self.n_sync = 0
+                self._release([t for t, w in self.waiting.items() if w == "sync"])
+                return
+            if len(self.waiting) == self.live:
+                if self.shuffling:
+                    self._stop(f"warp {min(self.shuffling)}: not every lane reached the "
+                               f"shuffle (a shuffle inside a branch only some lanes take, or "
+                               f"after some lanes returned?); all 32 lanes of a warp must "
+                               f"call it")
                 else:
                     self._stop("not every thread reached cuda.syncthreads() (a barrier "
                                "inside a branch, or after an early return?)")
 
         def wait(self, t, what) -> None:
+            if self.greenlets:  # back to the block's scheduler until released
+                if what == "sync":
+                    self.main.switch(("sync",))
+                    return
+                raise RuntimeError("a shuffle waits through Manager.shuffle")
+            if self.in_turn:  # needs_threads missed a wait: say so, never skip a barrier
+                raise RuntimeError("the simulator ran this kernel's threads one after "
+                                   "another, but it waits for other threads; name the "
+                                   "barrier or shuffle in the kernel or a device function")
             with self.cond:
                 if self.abort_reason or t.abort:
                     raise _Abort()
+                t.go.clear()
                 self.waiting[t] = what
-                self._settle()
-                while t in self.waiting and not self.abort_reason:
-                    self.cond.wait()
-                if self.abort_reason:
-                    raise _Abort()
+                if what == "sync":
+                    self.n_sync += 1
+                    self._settle()
+                else:
+                    self.shuffling.setdefault(what[1], []).append(t)
+                    self._settle(what[1])
+            t.go.wait()
+            if self.abort_reason:
+                raise _Abort()
 
         def exited(self, t) -> None:
             with self.cond:
@@ -190,6 +347,10 @@ def _classes():
                 self._settle()
 
         def shuffle(self, t, value, src: int):
+            if self.greenlets:
+                return self.main.switch(("shfl", value, int(src)))[0]
+            if self.in_turn:
+                self.wait(t, "shfl")  # (raises: see wait)
             if self.lanes[t.thread_id // WARP] != WARP:
                 raise RuntimeError(f"warp shuffles need whole warps of 32 threads; this block "
                                    f"has {self.block_state.size}")
@@ -199,6 +360,56 @@ def _classes():
             return t.shfl_result
 
     return Thread, Manager
+
+
+#: What makes a thread wait for others: with none of these names, a kernel's threads can
+#: run one after another (:func:`needs_threads`).
+WAITS = frozenset({"syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
+                   "syncwarp", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+                   "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
+                   "match_any_sync", "match_all_sync", "this_grid", "cg", "Barrier"})
+_NEEDS: dict = {}
+
+
+def _names(code) -> set[str]:
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            out |= _names(const)
+    return out
+
+
+def needs_threads(fn, _seen: set | None = None) -> bool:
+    """Whether the Python function ``fn`` (a kernel's), or a function or device function
+    it names, waits for other threads (a barrier, a shuffle, a warp vote)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    if code in _NEEDS:
+        return _NEEDS[code]
+    seen = set() if _seen is None else _seen
+    if code in seen:
+        return False
+    seen.add(code)
+    names = _names(code)
+    found = bool(names & WAITS)
+    glob = dict(getattr(fn, "__globals__", {}))
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            glob[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        names.add(name)
+    for name in names - WAITS:
+        if found:
+            break
+        g = glob.get(name)
+        inner = getattr(g, "fn", None) or getattr(g, "py_func", None) or g
+        if callable(inner) and hasattr(inner, "__code__") and inner is not fn:
+            found = needs_threads(inner, seen)
+    if _seen is None:
+        _NEEDS[code] = found
+    return found
 
 
 def _atomic(fn):
@@ -221,6 +432,19 @@ def _shuffle(value, lane_of):
 
 
 _INSTALLED = False
+_GREENLET: list = []
+
+
+def _greenlet():
+    """The greenlet module where it is installed (the fast scheduler), else None (OS
+    threads)."""
+    if not _GREENLET:
+        try:
+            import greenlet
+        except ImportError:
+            greenlet = None
+        _GREENLET.append(greenlet)
+    return _GREENLET[0]
 _SHARED_LOCK = threading.Lock()
 
 
