@@ -22,7 +22,7 @@ T4_READ_BW, T4_CHASE = 275e9, 314e-9
 H200_DRAM_NS = 337e-9           # idle DRAM latency of the pointer chase
 H200_CYCLES = {"l1": 43, "l2": 292, "dram": 667}
 H200_SATURATION = 4.42e12       # best streaming read of the Little's-law sweep
-H200_ONE_SM = 220e9             # one SM's best in the re-run sweep (still rising: a lower bound)
+H200_ONE_SM = 220e9             # one SM's best in the re-run sweep (111 B/clk: near its L1's 128)
 H200_LOADED_BW, H200_LOADED_LAT = 3.84e12, 1063e-9   # 32 streaming warps per SM
 SMALL_N = 10_000                # FP32 elements of the small kernel (exercise 2.5's note)
 
@@ -91,8 +91,9 @@ DECODE_BLOCKS = 16              # latency-8: a decode kernel's blocks, one per h
 
 
 def decode_share_of_saturation() -> float:
-    """latency-8: 16 blocks, one SM each, at the 220 GB/s one SM reached, as a share (%)
-    of the 4.42 TB/s the whole card read: an estimate, since 220 GB/s is no proven limit."""
+    """latency-8: 16 blocks, one SM each, at the 220 GB/s one fully loaded SM reached, as a
+    share (%) of the 4.42 TB/s the whole card read: an optimistic estimate, since one decode
+    block keeps far fewer bytes in flight than the sweep's full SM did."""
     return 100 * DECODE_BLOCKS * H200_ONE_SM / H200_SATURATION
 
 

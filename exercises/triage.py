@@ -19,9 +19,6 @@ GPU_900 = machines.measured("exercise GPU (900 GB/s)", {"fp32": 19.5e12}, {"dram
 # Exercise 2.6's GPU: 2 TB/s (the FP32 peak is an A100's; the ops are memory-bound anyway).
 GPU_2TB = machines.measured("exercise GPU (2 TB/s)", {"fp32": 19.5e12}, {"dram": 2e12},
                             source="exercise 2.6 of Why GPUs Exist")
-# The T4 with the roofs the T4 note measured (6.8 TFLOP/s FMA, 230 GB/s read+write,
-# 12.3 GB/s pinned PCIe) and the 20 us toll of one add launched and waited for.
-T4_MEASURED = machines.notes_t4()
 
 STENCIL_N = 4096 * 4096          # grid points
 LN_ROWS, LN_COLS = 8192, 4096    # exercise 2.3's layer norm
@@ -114,43 +111,14 @@ def attention_store_over_recompute(machine="H100", seq: int = ATTN_SEQ,
             / roofline.compute_time(m, recompute, unit="fp16_tensor"))
 
 
-def h200_add_with_copies_time() -> float:
+def h200_adds_per_trip() -> float:
+    """How many 2^28-element FP32 adds (tolls left out) an H200 must run on data already in
+    its memory before their kernel time equals one pinned round trip of the two inputs and
+    the output over its PCIe link (datasheet roofs): the trip's time over one add's."""
     h200 = machines.get("H200")
-    return roofline.time(h200, ops.vector_add(PARADOX_N),
-                         overhead=h200.launch_overhead.value,
-                         pcie_bytes=ops.pcie_round_trip_bytes(PARADOX_N, 2, 1))
-
-
-#: Exercise 11: the CPU time it takes to issue one queued launch on the T4 (seconds).
-QUEUED_LAUNCH = 9e-6
-
-
-def add_breakeven_size(gpu_toll: float = QUEUED_LAUNCH) -> float:
-    """First FP32 add size (to 16 elements) at which the measured T4 with a launch cost of
-    ``gpu_toll`` seconds beats the notes' CPU, data already in place on each side."""
-    gpu_toll = _check.non_negative("gpu_toll", gpu_toll)
-    n = roofline.breakeven(ops.vector_add, range(1024, 1_000_000, 16), slow="CPU",
-                           fast=T4_MEASURED, fast_overhead=gpu_toll)
-    if n is None:
-        raise ValueError(f"gpu_toll={gpu_toll:g} s: the GPU never breaks even below a million "
-                         "elements")
-    return float(n)
-
-
-def queued_add_breakeven_size(issue: float = QUEUED_LAUNCH) -> float:
-    """First FP32 add size (to 16 elements) at which queued adds on the measured T4 beat the
-    notes' CPU. Queued, the CPU issues the next add while the GPU runs this one (the two
-    stages of chapters 1 and 2), so an add costs max(issue, its GPU time) in a long stream;
-    the CPU pays its own toll plus its memory time. ``issue``: seconds of CPU time per launch."""
-    issue = _check.non_negative("issue", issue)
-    cpu = machines.get("CPU")
-    for n in range(16, 1_000_000, 16):
-        op = ops.vector_add(n)
-        if max(issue, roofline.time(T4_MEASURED, op)) < roofline.time(
-                cpu, op, overhead=cpu.launch_overhead.value):
-            return float(n)
-    raise ValueError(f"issue={issue:g} s: queued adds never beat the CPU below a million "
-                     "elements")
+    add = ops.vector_add(PARADOX_N)
+    trip = ops.pcie_round_trip_bytes(PARADOX_N, 2, 1) / h200.bandwidth("pcie")
+    return trip / roofline.time(h200, add)
 
 
 register("triage-1", CHAPTER,
@@ -201,14 +169,9 @@ register("triage-9", CHAPTER,
          lambda: attention_store_over_recompute("T4", 2048, 128), unit="x",
          hint="Store: 2 S^2 x 2 bytes at 320 GB/s. Recompute: 2 S^2 d FLOPs at 65 TFLOP/s.")
 register("triage-10", CHAPTER,
-         "Predicted time on an H200 for adding two 2^28-element FP32 vectors that start and end "
-         "in host memory (pinned, PCIe Gen5 x16 at 64 GB/s), in seconds.",
-         h200_add_with_copies_time, unit="s",
-         hint="Three arrays of 2^28 x 4 bytes cross the link; add the kernel and the toll.")
-register("triage-11", CHAPTER,
-         "Vector size (elements) at which the T4 (230 GB/s) with queued launches (9 us each) "
-         "starts to beat its host CPU (23 GB/s, 4 us toll) on an FP32 add, issuing overlapping "
-         "the GPU's work.",
-         queued_add_breakeven_size, unit="elements", rel_tol=0.03,
-         hint="Queued, an add costs max(9 us, 12n/230 GB/s); set that equal to "
-              "4 us + 12n/23 GB/s.")
+         "Number of 2^28-element FP32 adds an H200 (4.8 TB/s) must run on data already in its "
+         "memory for their kernel time to equal one pinned round trip of two such inputs and "
+         "one output over PCIe Gen5 x16 at 64 GB/s (tolls left out).",
+         h200_adds_per_trip, unit="adds",
+         hint="The trip moves the add's own 12 bytes per element, at the link's rate instead "
+              "of the memory's.")

@@ -83,11 +83,12 @@ def run(quick: bool = False, max_batch: int | None = None) -> dict:
 
 def plot(results: list[dict]):
     """Time per layer against batch for each run; the bound from the datasheet roofs
-    (dashed: no layer can beat it); the same model from the run's measured reference rates
-    (dotted: a copy and one large FP16 matmul, rates another kernel may pass, so a point may
+    (dashed: no layer can beat it); the same model from measured reference rates (dotted:
+    the copy of the book's measured profile of that GPU, or the run's own where there is
+    none, and the run's one large FP16 matmul, rates another kernel may pass, so a point may
     sit under this line); and each run's measured bend as a vertical line."""
     from . import plotting as p
-    from .readouts import datasheet
+    from .readouts import datasheet, reference_copy
 
     fig = p.figure("A 4096 x 4096 FP16 linear layer: time against batch")
     times = [t for r in results for t in p.column(p.rows(r, kind="linear"), "seconds") if t]
@@ -103,13 +104,14 @@ def plot(results: list[dict]):
                 p.model(fig, b, [model_seconds(x, m.peak_flops("fp16_tensor"),
                                                m.bandwidth("dram")) for x in b],
                         "bound: max(F/P, D/B), datasheet roofs")
-            if s.get("fp16_matmul_flops") and s.get("copy_bandwidth"):
-                p.model(fig, b, [model_seconds(x, s["fp16_matmul_flops"], s["copy_bandwidth"])
-                                 for x in b],
-                        "reference: the same, at this run's copy and matmul rates", dash="dot")
-                if s.get("bend_batch_model"):
-                    p.model(fig, [s["bend_batch_model"]] * 2, span, "reference's bend",
-                            dash="dot")
+            copy, p16 = reference_copy(r), s.get("fp16_matmul_flops")
+            if p16 and copy:
+                p.model(fig, b, [model_seconds(x, p16, copy) for x in b],
+                        "reference: the same, at the measured copy and this run's matmul rate",
+                        dash="dot")
+                bend = model_bend(p16, copy)
+                if bend:
+                    p.model(fig, [bend] * 2, span, "reference's bend", dash="dot")
         if s.get("bend_batch_measured"):
             p.points(fig, i, [s["bend_batch_measured"]] * 2, span, f"{name}: measured bend",
                      mode="lines")

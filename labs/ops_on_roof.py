@@ -173,8 +173,9 @@ def _held_tensor_rate(result: dict) -> float | None:
 
 def plot(results: list[dict]):
     """Top: each op of the run at its intensity, under the datasheet roofs (the bounds,
-    dashed) and beside the run's measured reference lines (dotted: the copy kernel's
-    bandwidth and the FMA kernel's rate; dash-dot: the FP16 tensor rate the clocks lab held
+    dashed) and beside measured reference lines (dotted: the copy bandwidth and FMA rate of
+    the book's one measured profile of that GPU, ``labs.profile``, or the run's own where the
+    book has none; dash-dot: the FP16 tensor rate the clocks lab held
     for seconds on the same GPU). A measured line is one kernel's rate, so another kernel
     may pass it; none is computed from the ops it is drawn over. Bottom: the percent of its
     datasheet bound each op reached, per run (a run that gives only shares of its own
@@ -182,7 +183,7 @@ def plot(results: list[dict]):
     import plotly.graph_objects as go
 
     from . import plotting as p
-    from .readouts import datasheet
+    from .readouts import datasheet, measured_profile
 
     fig = p.figure("Real operations on the roofline", rows=2, cols=1, height=900,
                    row_heights=[0.5, 0.5],
@@ -195,12 +196,18 @@ def plot(results: list[dict]):
         for k, unit in enumerate(u for u in ("fp32", "fp16_tensor") if u in m.units()):
             p.roof(fig, m.peak_flops(unit), m.bandwidth("dram"),
                    "bounds: datasheet roofs (FP32, FP16 tensor)", col=1, showlegend=k == 0)
-    if s.get("copy_bandwidth") and s.get("fma_flops"):
-        p.roof(fig, s["fma_flops"], s["copy_bandwidth"],
-               "reference lines: this run's copy and FMA kernel", col=1, dash="dot")
+    prof = measured_profile(r)
+    if prof is not None:    # the book's one measured GPU: the copy and FMA the text quotes
+        copy, fma = prof.bandwidth("dram"), prof.peak_flops("fp32")
+        what = f"reference lines: the measured {r['context']['gpu_slug']}'s copy and FMA (labs.profile)"
+    else:
+        copy, fma = s.get("copy_bandwidth"), s.get("fma_flops")
+        what = "reference lines: this run's copy and FMA kernel"
+    if copy and fma:
+        p.roof(fig, fma, copy, what, col=1, dash="dot")
         held = _held_tensor_rate(r)
         if held:
-            p.model(fig, [held / s["copy_bandwidth"], 4096], [held, held],
+            p.model(fig, [held / copy, 4096], [held, held],
                     "reference line: FP16 tensor rate held (clocks lab)",
                     col=1, dash="dashdot")
     taken = set()

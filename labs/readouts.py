@@ -67,6 +67,37 @@ def datasheet(result: dict) -> machines.Machine | None:
     return None
 
 
+def measured_profile(result: dict) -> machines.Machine | None:
+    """The book's one measured profile (:func:`labs.results.profile`) of the GPU a result was
+    measured on, or None where the book recorded no profile of that GPU (a reference set, a
+    live run on another card). Its copy and FMA rates are the reference lines every page
+    quotes for that GPU, so a lab run on it is judged against the same copy as the text."""
+    from .results import RESULTS_DIR, profile
+
+    ctx = result.get("context", {})
+    slug = ctx.get("gpu_slug")
+    if not slug or ctx.get("reference") or not (RESULTS_DIR / slug / "intensity.json").exists():
+        return None
+    return profile(slug)
+
+
+def reference_copy(result: dict) -> float | None:
+    """The copy bandwidth (bytes/s) a result is judged against: the book's measured profile
+    of its GPU where there is one, else the run's own copy (None if it has neither)."""
+    m = measured_profile(result)
+    copy = m.bandwidth("dram") if m is not None else result.get("summary", {}).get("copy_bandwidth")
+    return copy if _num(copy) else None
+
+
+def copy_share(row: dict, copy: float) -> float | None:
+    """A memory-bound op's measured FLOP/s over the copy's slope at its intensity,
+    flops / (I x copy): its bytes per second over the copy's. None without those fields."""
+    intensity, flops = row.get("intensity"), row.get("flops")
+    if not _num(intensity) or not _num(flops) or not intensity or not _num(copy):
+        return None
+    return flops / (intensity * copy)
+
+
 def _num(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -171,8 +202,15 @@ def _intensity(r: dict) -> list[Row]:
 
 
 def _elementwise_share(r: dict) -> str | None:
-    """The elementwise ops' mean share of the memory roof, or where a run gives only the
+    """The elementwise ops' mean share of the copy's slope (the book's measured copy of the
+    GPU where it has one, else the run's own), or where a run gives only the
     lowest and highest shares (the T4 reference), that range."""
+    copy = reference_copy(r) if measured_profile(r) is not None else None
+    shares = [copy_share(x, copy) for x in _rows(r, kind="op")
+              if x.get("op") in ("add", "ReLU", "multiply-add")] if copy else []
+    shares = [x for x in shares if x is not None]
+    if shares:      # judged against the book's measured copy of this GPU
+        return units.percent(sum(shares) / len(shares))
     mean = r["summary"].get("elementwise_roof_fraction")
     if _num(mean):
         return units.percent(mean)
@@ -212,7 +250,7 @@ def _linear_batch(r: dict) -> list[Row]:
     from .linear_batch import D, model_bend
 
     s, m = r["summary"], datasheet(r)
-    p16, copy = s.get("fp16_matmul_flops"), s.get("copy_bandwidth")
+    p16, copy = s.get("fp16_matmul_flops"), reference_copy(r)
     bend = model_bend(p16, copy) if _num(p16) and _num(copy) else None
     weights = s.get("weight_bandwidth")
     one = [x["seconds"] for x in _rows(r, kind="linear", batch=1) if _num(x.get("seconds"))]
@@ -230,7 +268,8 @@ def _linear_batch(r: dict) -> list[Row]:
         Row("Batch where the layer turns compute-bound", _fmt(units.number,
             s.get("bend_batch_measured")),
             units.number(bend) if bend else MEASURED_ONLY,
-            "model: where the layer's intensity meets this run's FP16 ridge"),
+            "model: where the layer's intensity meets the ridge of this run's FP16 "
+            "matmul over the measured copy"),
     ]
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import statistics
 import sys
 import time
@@ -129,8 +130,10 @@ def browser_steps(rounds: int = 8, site: pathlib.Path = SITE, only: list | None 
         for i, (fig_id, sliders) in enumerate(figures):
             if not sliders:
                 continue                            # a widget with dropdowns only
+            # a widget's or a diagram's name: "book-figure-waves-over-sms-28" -> waves_over_sms
             name = next((w for w in widgets.WIDGETS
-                         if fig_id.startswith("book-figure-" + getattr(widgets, w)().name + "-")), fig_id)
+                         if fig_id.startswith("book-figure-" + getattr(widgets, w)().name + "-")),
+                        re.sub(r"^book-figure-|-\d+$", "", fig_id).replace("-", "_"))
             if only and name not in only:
                 continue
             group = page.locator(".book-figure").nth(i).locator(".slider-group").first
@@ -170,7 +173,7 @@ def main() -> None:
     ap.add_argument("--static-only", action="store_true", help="skip the live (Python) part")
     ap.add_argument("--site", type=pathlib.Path, default=SITE, help="the built site to serve")
     ap.add_argument("--rounds", type=int, default=8, help="slider steps per widget")
-    ap.add_argument("--only", nargs="*", help="these widgets only (names as in widgets.WIDGETS)")
+    ap.add_argument("--only", nargs="*", help="these figures only (widgets.WIDGETS names, or diagrams' as waves_over_sms)")
     opts = ap.parse_args()
     if not opts.static_only:
         live = live_updates()

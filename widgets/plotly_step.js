@@ -163,11 +163,16 @@
     for (var i = 0; i < ks.length && obj != null; i++) obj = obj[ks[i]];
     return obj;
   }
-  function kinds(v) {
+  // ``rowGaps``: a row of gaps only in a 2-D array (a heatmap's z) says nothing either
+  // (the branch mask's rows not issued yet), so it is left out like a gap.
+  function kinds(v, rowGaps) {
     if (!Array.isArray(v)) return v === null ? "null" : typeof v;
     var seen = {};
     v.forEach(function (x) {   // gaps (null) tell plotly nothing of an axis's type
-      if (x !== null) seen[Array.isArray(x) ? "array:" + kinds(x) : typeof x] = 1;
+      if (x === null) return;
+      if (!Array.isArray(x)) { seen[typeof x] = 1; return; }
+      var k = kinds(x);
+      if (!(rowGaps && k === "[]")) seen["array:" + k] = 1;
     });
     return "[" + Object.keys(seen).sort().join(",") + "]";
   }
@@ -179,7 +184,8 @@
     if (!Array.isArray(a)) return typeof a === typeof b;
     if (!/^[xyz]$/.test(key)) return true;
     // gaps only, in place of numbers or the other way: the axis is linear either way
-    var ka = kinds(a), kb = kinds(b), gaps = function (k, other) { return k === "[]" && other === "[number]"; };
+    var ka = kinds(a, key === "z"), kb = kinds(b, key === "z");
+    var gaps = function (k, other) { return k === "[]" && other === "[number]"; };
     return ka === kb || gaps(ka, kb) || gaps(kb, ka);
   }
   function hasArray(obj) {

@@ -3,7 +3,7 @@
 out = x transposed, an n x n float32 matrix stored row by row (both arrays are passed
 flat, with n). The starter's warp reads 32 consecutive floats of a row, one 128-byte
 piece, and writes them down a column of ``out``: 32 floats n apart, each in a 32-byte
-sector of its own, so 8 times the bytes it stores cross to memory
+sector of its own, so 8 times the bytes it stores cross to the L2
 (``perfmodel.simt.useful_fraction``). Stage a 32 x 32 tile in shared memory: read it
 with consecutive threads on consecutive columns, wait at ``cuda.syncthreads()``, then
 write it out with consecutive threads on consecutive columns of ``out``. Pad the tile by

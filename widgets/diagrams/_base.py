@@ -116,17 +116,71 @@ def rows_axis(rows: int, plot_px: float, above_px: float, below_px: float,
     return unit, top, top + plot_px / unit
 
 
+def _covered(lo: float, hi: float, spans: list[tuple[float, float]]) -> bool:
+    """Whether the union of the intervals ``spans`` covers [lo, hi]."""
+    for a, b in sorted(spans):
+        if a > lo + 1e-9:
+            return False
+        lo = max(lo, b)
+        if lo >= hi - 1e-9:
+            return True
+    return lo >= hi - 1e-9
+
+
+def _chains(boxes: list[tuple[float, float, float, float]]) -> list[list[tuple[float, float]]]:
+    """The boxes (in order) as few closed paths as can be drawn without a line that is not
+    already an edge of one of them: each box is drawn from its bottom-left corner (x0, y0)
+    round to it; the next box joins the path where the way from there to its own corner
+    runs along edges of the boxes (the next box in a row, or the first of the row below
+    a row of the grid); once no box joins, the path goes back along that way to its start
+    (so it encloses nothing but the boxes) and a new path begins."""
+    out: list[list[tuple[float, float]]] = []
+    k = 0
+    while k < len(boxes):
+        x0, y0, x1, y1 = boxes[k]
+        path = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+        spine = [(x0, y0)]
+        while k + 1 < len(boxes):
+            px0, py0, px1, py1 = boxes[k]
+            nx0, ny0, nx1, ny1 = boxes[k + 1]
+            if abs(ny0 - py0) < 1e-9 and abs(ny1 - py1) < 1e-9 and abs(nx0 - px1) < 1e-9:
+                way = [(nx0, ny0)]          # the next box in the row: along px0..px1 at py0
+            elif abs(ny1 - py0) < 1e-9 and nx0 <= px0 + 1e-9:
+                # the row below: back along y = py0 to nx0, then down the box's left edge;
+                # y = py0 is the bottom of this row's boxes and the top of the next row's
+                edge = [(b[0], b[2]) for b in boxes if abs(b[1] - py0) < 1e-9
+                        or abs(b[3] - py0) < 1e-9]
+                if not _covered(nx0, px0, edge):
+                    break
+                way = [(nx0, py0), (nx0, ny0)]
+            else:
+                break
+            path += way + [(nx1, ny0), (nx1, ny1), (nx0, ny1), (nx0, ny0)]
+            spine += way
+            k += 1
+        out.append(path + spine[-2::-1])
+        k += 1
+    return out
+
+
 def boxes_trace(boxes: Iterable[tuple[float, float, float, float]], fill: str, name: str,
                 line: str = EDGE) -> dict:
-    """Many rectangles as one filled scatter trace (each closed, None between): the
-    diagrams' moving parts, which a slider step restyles."""
+    """Many rectangles (x0, y0, x1, y1) as one filled scatter trace: the diagrams' moving
+    parts, which a slider step restyles. Boxes side by side in a row, and rows of a grid,
+    are drawn as one path (see :func:`_chains`), gaps (None) between the paths: plotly
+    draws a path element per path, and a step redraws them all (waves over 108 SMs drew
+    hundreds). Lines are not simplified, so every edge stays as drawn."""
     xs: list = []
     ys: list = []
-    for x0, y0, x1, y1 in boxes:
-        xs += [x0, x1, x1, x0, x0, None]
-        ys += [y0, y0, y1, y1, y0, None]
+    for path in _chains(list(boxes)):
+        if xs:
+            xs.append(None)
+            ys.append(None)
+        xs += [p[0] for p in path]
+        ys += [p[1] for p in path]
     return {"type": "scatter", "mode": "lines", "x": xs or [None], "y": ys or [None],
-            "fill": "toself", "fillcolor": fill, "line": {"color": line, "width": 1},
+            "fill": "toself", "fillcolor": fill,
+            "line": {"color": line, "width": 1, "simplify": False},
             "name": name, "hoverinfo": "skip", "showlegend": False, "xaxis": "x",
             "yaxis": "y"}
 
@@ -151,8 +205,20 @@ def texts_trace(xs: list, ys: list, texts: list, name: str, size: int = FONT,
 
 
 def count_boxes(trace: dict) -> int:
-    """Rectangles in a :func:`boxes_trace` (closed paths of five points)."""
-    return sum(1 for v in trace["x"][5::6] if v is None) if trace["x"] != [None] else 0
+    """Rectangles in a :func:`boxes_trace`: runs of five points that go right, up, left
+    and down back to where they began (the ways between boxes never close on
+    themselves)."""
+    pts = list(zip(trace["x"], trace["y"]))
+    n = i = 0
+    while i + 4 < len(pts):
+        a, b, c, d, e = pts[i:i + 5]
+        if None not in (*a, *b, *c, *d) and a == e and a[1] == b[1] and b[0] == c[0] \
+                and c[1] == d[1] and d[0] == a[0] and a[0] != b[0] and b[1] != c[1]:
+            n += 1
+            i += 5
+        else:
+            i += 1
+    return n
 
 
 class Diagram(View):
