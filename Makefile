@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test env colab-env axe student instructor notebooks bench clean
+.PHONY: book test env colab-env axe student instructor notebooks bench clean grader-env
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || test -n "$(PY)" || { echo "make: the book needs Python 3.11, 3.12 or 3.13 (python3.11 ... python3 on PATH); none found" >&2; exit 1; }
@@ -74,6 +74,14 @@ student: $(STAMP)
 
 instructor: $(STAMP)
 	$(BIN)/python scripts/build_edition.py instructor
+
+# A grading machine (no book-building stack): the checks' packages in .venv-grader; each
+# student check runs in a bubblewrap sandbox (apt-get install bubblewrap), or util-linux's
+# unshare where bubblewrap is missing. On a GPU grader: make grader-env GRADER_EXTRAS=grader,gpu
+GRADER_EXTRAS ?= grader
+grader-env:
+	test -x .venv-grader/bin/python || $(PY) -m venv .venv-grader
+	.venv-grader/bin/pip install -q -e '.[$(GRADER_EXTRAS)]'
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
