@@ -152,8 +152,9 @@ register("comm-8", CHAPTER,
 register("comm-9", CHAPTER,
          "NCCL-tests reports an all-reduce of 16 GiB on eight H200s in 62.0 ms, by NVLink "
          "SHARP (the switch adds; each GPU sends its buffer once and receives the sum once): "
-         "the share of NVLink 4's 450 GB/s each way that each GPU's link actually carried.",
-         nvls_link_share, unit="fraction",
+         "the share of NVLink 4's 450 GB/s each way that each GPU's link actually carried, "
+         "in percent.",
+         lambda: 100 * nvls_link_share(), unit="%",
          hint="Each way the link moved the whole buffer in the time: S / t over 450 GB/s.")
 register("comm-10", CHAPTER,
          "Communication intensity of data parallelism on 8 GPUs, 6,144 tokens each, FP32 "

@@ -22,6 +22,7 @@ HEADS, HEAD_DIM, FP16 = 16, 64, 2
 LONG_SEQ = 16384                 # the lab's longest sequence
 MID_SEQ = 8192                   # the roofline exercises
 BWD_SEQ, BWD_D = 8192, 128       # the backward-pass exercise, on an H200
+RATIO_D = 64                     # flash-15: backward over forward at a smaller head
 BLOCK_Q, BLOCK_K = 128, 64       # tile sizes of the SRAM and traffic exercises
 CAUSAL_SEQ, CAUSAL_BLOCK = 4096, 128
 # flash-3/4: a long-context layer the text does not work: 32 heads of d = 128, S = 32,768, FP16.
@@ -108,11 +109,14 @@ def store_over_recompute_h200() -> float:
     return store_over_recompute("H200", BWD_SEQ, BWD_D)
 
 
-def backward_matmul_time() -> float:
-    """flash-15: the backward pass's five attention matrix products (Q K^T again, dV, dP,
-    dQ, dK: 5 x 2 S^2 d FLOPs a head) at the H200's datasheet FP16 tensor peak, seconds."""
-    flops = BIG_HEADS * 5 * 2 * float(BWD_SEQ) ** 2 * BWD_D
-    return flops / machines.get("H200").peak_flops("fp16_tensor")
+def backward_over_forward(machine="H200", seq: int = BWD_SEQ,
+                          head_dim: int = RATIO_D) -> float:
+    """flash-15: how many times longer FlashAttention's backward pass is than its forward,
+    counting a head's S x S x d tensor-core products (two forward; five backward: Q K^T
+    again, dV, dP, dQ, dK) and the S^2 exponentials each pass computes on the SFUs, one
+    after the other (a ratio; heads cancel)."""
+    t = recompute_times(machine, seq, head_dim)
+    return (5 * t["matmul"] + t["exp"]) / (2 * t["matmul"] + t["exp"])
 
 
 def block_sram_kib() -> float:
@@ -209,13 +213,16 @@ register("flash-13", CHAPTER,
          lambda: DEC_HEADS * 2 * DEC_SEQ * DEC_D * FP16 / machines.get("H200").bandwidth("dram"),
          unit="s",
          hint="The cache is read once: heads x 2 x S x d x 2 bytes, over the bandwidth.")
-register("flash-15", CHAPTER,
-         "The backward pass of attention, 32 heads, S = 8192, d = 128, FP16, on an H200: the "
-         "least time of its tensor-core matrix products at the datasheet 989 TFLOP/s, seconds.",
-         backward_matmul_time, unit="s",
-         hint="Five products of 2 S^2 d FLOPs a head: Q K^T recomputed, dV, dP, dQ, dK.")
 register("flash-14", CHAPTER,
          "FlashAttention's key-block rows B_c = ceil(M / 4d) for 163 KiB of FP16 shared memory "
          "and d = 128.",
          lambda: float(softmax.fa_block_sizes(A100_SMEM_BLOCK, FA_D, FP16)[1]), unit="rows",
          hint="M = 163 x 1024 / 2 elements; divide by 4 x 128 and round up.")
+register("flash-15", CHAPTER,
+         "FlashAttention on an H200 (989 TFLOP/s FP16 tensor; 132 SMs x 16 exponentials a "
+         "clock at 1.83 GHz), S = 8192, d = 64, FP16: how many times longer the backward pass "
+         "is than the forward, counting each pass's tensor-core products and its exponentials "
+         "one after the other.",
+         backward_over_forward, unit="x",
+         hint="Forward: two 2 S^2 d products and S^2 exponentials; backward: five products "
+              "and the S^2 exponentials of the recomputed P.")

@@ -14,6 +14,7 @@ CHAPTER = "moves"
 T4_FP32_HOLD = clocks.T4_MEASURED["matmul_fp32"]          # (FLOP/s, Hz, W): cuBLAS FP32
 T4_TENSOR_HOLD = clocks.T4_MEASURED["matmul_fp16_tensor"]  # the tensor cores held for seconds
 T4_FMA_HOLD = clocks.T4_MEASURED["fma_fp32"]               # the FMA kernel held for seconds
+MOVES4_IDLE_W = 15.0              # moves-4's idle floor (the chapter's table assumes 10 W)
 BURST_N = 2048                    # the T4 note's short FP16 product
 BURST_FLOPS = 41e12               # its rate at the start of a burst after streaming
 BURST_WINDOW_S = 50e-3            # the T4 note: the clock is down to its sustained level by then
@@ -73,9 +74,12 @@ def a100_held_clock_from_rate(sustained: float = A100_SUSTAINED_FLOPS,
     return rate / share / a100.peak_flops("fp16_tensor") * a100.clock_hz
 
 
-def t4_fma_power_for_full_clock() -> float:
+def t4_fma_power_for_full_clock(idle_w: float = MOVES4_IDLE_W) -> float:
+    """moves-4: the power limit (W) at which the T4's FMA loop would hold its top clock, with
+    k fixed by its measured hold over an idle floor of ``idle_w`` watts."""
     flops, clock, watts = T4_FMA_HOLD
-    return clocks.power_at_clock(clocks.watts_per_hz(watts, clock), clocks.T4_MAX_CLOCK_HZ)
+    k = clocks.watts_per_hz(watts, clock, idle_w)
+    return clocks.power_at_clock(k, clocks.T4_MAX_CLOCK_HZ, idle_w)
 
 
 #: moves-5: the recorded H200 clocks lab (labs/results/H200/clocks.json), as (FLOP/s, W):
@@ -162,10 +166,10 @@ register("moves-3", CHAPTER,
          a100_held_clock_from_rate, unit="Hz",
          hint="The peak at the held clock is 220 / 0.95 TFLOP/s; peaks scale with the clock.")
 register("moves-4", CHAPTER,
-         "With board power = 10 W + k x clock, and the FMA kernel's 67 W at 1,365 MHz fixing k, "
+         "With board power = 15 W + k x clock, and the FMA kernel's 67 W at 1,365 MHz fixing k, "
          "the power limit (W) that would let it hold the full 1,590 MHz.",
          t4_fma_power_for_full_clock, unit="W",
-         hint="k = (67 - 10) W / 1365 MHz; then 10 W + k x 1590 MHz.")
+         hint="k = (67 - 15) W / 1365 MHz; then 15 W + k x 1590 MHz.")
 register("moves-5", CHAPTER,
          "In the recorded H200 clocks lab, the energy per FLOP of the FMA loop on the FP32 "
          "lanes over that of the FP16 tensor cores, each at the board power and rate the "

@@ -44,17 +44,32 @@ def predicted_clock(row: dict, a: float, e: float, idle_w: float, limit_w: float
     return min(max_clock_hz, (limit_w - idle_w) / per_cycle)
 
 
-def prediction_rows(result: dict, workload: str = "matmul FP16 tensor") -> list[dict]:
-    """Fit on ``workload``'s unthrottled runs of a recorded ``power_model`` result and predict
-    every run's clock; rows with the measured and the predicted clock and whether the run
-    was used for the fit."""
+def _runs(result: dict, workload: str) -> tuple[list[dict], list[dict]]:
+    """``workload``'s rows of a recorded ``power_model`` result, and those at the top clock."""
     if result.get("lab") != "power_model":
         raise ValueError("result must be a power_model lab result")
+    top = result["summary"]["max_sm_clock_hz"]
+    runs = [r for r in result["rows"] if r.get("workload") == workload]
+    return runs, [r for r in runs if r["sm_clock_hz"] >= TOP_CLOCK_SHARE * top]
+
+
+def fit_unthrottled(result: dict, workload: str = "matmul FP16 tensor") -> tuple[float, float]:
+    """(a W/Hz, e J/FLOP) fitted to ``workload``'s runs that held the top clock."""
+    _, train = _runs(result, workload)
+    return fit(train, result["summary"]["idle_power_w"])
+
+
+def prediction_rows(result: dict, workload: str = "matmul FP16 tensor") -> list[dict]:
+    """Fit on ``workload``'s unthrottled runs of a recorded ``power_model`` result and predict
+    every run's clock; rows with the measured and the predicted clock, whether the run was
+    used for the fit, and the measured cost per cycle (W - W_idle)/f over the fitted line's
+    a + e R/f (``over_line``, 1 on the line)."""
+    runs, train = _runs(result, workload)
     s = result["summary"]
     idle, limit, top = s["idle_power_w"], s["power_limit_w"], s["max_sm_clock_hz"]
-    runs = [r for r in result["rows"] if r.get("workload") == workload]
-    train = [r for r in runs if r["sm_clock_hz"] >= TOP_CLOCK_SHARE * top]
     a, e = fit(train, idle)
     return [{"n": r.get("n"), "power_w": r["power_w"], "flops": r["flops"],
              "measured_clock_hz": r["sm_clock_hz"], "fitted": r in train,
-             "predicted_clock_hz": predicted_clock(r, a, e, idle, limit, top)} for r in runs]
+             "predicted_clock_hz": predicted_clock(r, a, e, idle, limit, top),
+             "over_line": (r["power_w"] - idle) / r["sm_clock_hz"]
+             / (a + e * r["flops"] / r["sm_clock_hz"])} for r in runs]

@@ -30,9 +30,9 @@ EXPECTED = {
     "comm-7": 8,
     # 6 steps; 1.5 x 268,435,456 B / 450e9.
     "comm-8": 6 * A + 1.5 * 268_435_456 / 450e9,
-    # Each way the link moved 17,179,869,184 B in 62.0 ms = 277.10 GB/s, / 450 GB/s = 0.6158
+    # Each way the link moved 17,179,869,184 B in 62.0 ms = 277.10 GB/s, / 450 GB/s = 61.58%
     # (NCCL-tests would print a bus bandwidth of 277.10 x 1.75 = 484.9 GB/s).
-    "comm-9": 17_179_869_184 / 62.0e-3 / 450e9,
+    "comm-9": 100 * 17_179_869_184 / 62.0e-3 / 450e9,
     # 4 T / (2 x 7/8 x 4) = 4 x 6144 / 7.
     "comm-10": 4 * 6144 / 7,
 }
@@ -44,7 +44,7 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("comm-4", 2190),
     ("comm-7", 8),
     ("comm-8", 0.92e-3),
-    ("comm-9", 0.62),
+    ("comm-9", 61.6),
 ]
 OFF = [  # wrong answers: not yet
     ("comm-2", 314.6e9),        # the all-reduce factor 2(n-1)/n
@@ -52,7 +52,7 @@ OFF = [  # wrong answers: not yet
     ("comm-6", 71.8e-3),        # the sum: no overlap
     ("comm-3", 42.9e-3),        # one flat ring of 64 over InfiniBand
     ("comm-7", 7),              # T* / 4096 rounded down: the all-reduce still shows
-    ("comm-9", 1.078),          # the bus bandwidth over the link: a ring's traffic
+    ("comm-9", 107.8),          # the bus bandwidth over the link: a ring's traffic
 ]
 
 (test_every_exercise_is_checked, test_answer_matches_hand_arithmetic,

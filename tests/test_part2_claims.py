@@ -88,3 +88,34 @@ def test_decode_blocks_by_littles_law():
     sweep = max(r["bandwidth"] for r in _run("littles_law")["rows"]
                 if r["experiment"] == "grid" and r["bytes_in_flight"] == 16 * 8192)
     assert sweep == approx(0.324e12, rel=0.02)
+
+
+def test_power_model_prediction_fails_on_the_h200():
+    # Chapter 9: a line through the three tensor-core products that held 1,980 MHz (1024^3 to
+    # 2048^3) says the four larger ones keep it too; they fell to 1,815 .. 1,440 MHz at 645 ..
+    # 690 W, some 40% more a cycle than the line, and the fit's own points bend upward.
+    run = _run("power_model")
+    idle, top = run["summary"]["idle_power_w"], run["summary"]["max_sm_clock_hz"]
+    tc = [r for r in run["rows"] if r["workload"] == "matmul FP16 tensor"]
+    x = [r["flops"] / r["sm_clock_hz"] for r in tc]
+    y = [(r["power_w"] - idle) / r["sm_clock_hz"] for r in tc]
+    assert [r["n"] for r in tc[:3]] == [1024, 1536, 2048]
+    assert all(r["sm_clock_hz"] == top for r in tc[:3])
+    assert all(r["sm_clock_hz"] < 0.95 * top for r in tc[3:])
+    # the second segment's slope is about twice the first's: 0.42 and 0.82 pJ a FLOP
+    s1, s2 = (y[1] - y[0]) / (x[1] - x[0]), (y[2] - y[1]) / (x[2] - x[1])
+    assert 1.6 < s2 / s1 < 2.4
+    # the least-squares line through the three: at the top clock it keeps every larger
+    # product under 700 W (so it predicts the top clock), yet each drew ~40% more a cycle
+    n = 3
+    mx, my = sum(x[:n]) / n, sum(y[:n]) / n
+    e = sum((a - mx) * (b - my) for a, b in zip(x[:n], y[:n])) / sum((a - mx) ** 2 for a in x[:n])
+    a0 = my - e * mx
+    for xi, yi, r in zip(x[3:], y[3:], tc[3:]):
+        assert idle + top * (a0 + e * xi) < 700
+        assert 1.3 < yi / (a0 + e * xi) < 1.45
+        assert 640 < r["power_w"] < 700
+    # the FP32 matmul over the FMA loop at the same clock: about 176 W/GHz, as in the clocks lab
+    fma, mm = run["rows"][1], run["rows"][2]
+    assert fma["sm_clock_hz"] == mm["sm_clock_hz"] == top
+    assert (mm["power_w"] - fma["power_w"]) / (top / 1e9) == approx(176, abs=3)

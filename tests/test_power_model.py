@@ -33,6 +33,29 @@ def test_whole_test_on_a_made_up_result():
     out = pm.prediction_rows(result)
     assert [r["fitted"] for r in out] == [True, True, True, False]
     assert out[-1]["predicted_clock_hz"] == pytest.approx(out[-1]["measured_clock_hz"])
+    # every made-up run lies on the model, so its cost per cycle is the line's
+    assert [r["over_line"] for r in out] == pytest.approx([1.0] * 4)
+    assert pm.fit_unthrottled(result) == pytest.approx((150e-9, 0.4e-12), rel=1e-9)
+
+
+def test_fit_of_the_recorded_h200_run_by_hand():
+    """The recorded run's fit, by the closed-form least-squares line over the tensor runs that
+    held the top clock, worked here from the JSON without numpy."""
+    import json
+    import pathlib
+
+    run = json.loads((pathlib.Path(__file__).resolve().parents[1] / "labs" / "results"
+                      / "H200" / "power_model.json").read_text())
+    idle, top = run["summary"]["idle_power_w"], run["summary"]["max_sm_clock_hz"]
+    train = [r for r in run["rows"] if r["workload"] == "matmul FP16 tensor"
+             and r["sm_clock_hz"] == top]
+    xs = [r["flops"] / r["sm_clock_hz"] for r in train]
+    ys = [(r["power_w"] - idle) / r["sm_clock_hz"] for r in train]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    e = (sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+         / sum((x - mx) ** 2 for x in xs))
+    a = my - e * mx
+    assert pm.fit_unthrottled(run) == pytest.approx((a, e), rel=1e-9)
 
 
 def test_bad_input():

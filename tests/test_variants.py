@@ -91,7 +91,10 @@ HAND = {
     # on 132 SMs x 16 SFU lanes at the 1.83 GHz the tensor peak is quoted at
     "flash-8": lambda p: (4 / 4.8e12) / (2 * p["d"] / 989e12 + 1 / (132 * 16 * 1.83e9)),
     "flash-13": lambda p: p["heads"] * 2 * p["seq"] * p["d"] * 2 / DRAM["H200"],
-    "flash-15": lambda p: p["heads"] * 5 * 2 * p["seq"] ** 2 * p["d"] / TENSOR16["H200"],
+    # per score: 2d tensor FLOPs a product at 989 TFLOP/s, one exponential on 132 x 16 SFU
+    # lanes at 1.83 GHz; backward five products, forward two, each one set of exponentials
+    "flash-15": lambda p: ((5 * 2 * p["d"] / 989e12 + 1 / (132 * 16 * 1.83e9))
+                           / (2 * 2 * p["d"] / 989e12 + 1 / (132 * 16 * 1.83e9))),
     # NVLink 3/4/5 each way: 12 x 25, 18 x 25, 18 x 50 GB/s; 2(n-1) steps of 5 us
     "comm-1": lambda p: (2 * (p["n"] - 1) * 5e-6 + 2 * (p["n"] - 1) / p["n"] * p["gib"] * 2 ** 30
                          / {"A100": 300e9, "H200": 450e9, "B200": 900e9}[p["gpu"]]),

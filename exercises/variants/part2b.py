@@ -58,17 +58,16 @@ define(
     / machines.get("H200").bandwidth("dram"))
 
 define(
-    "flash-15", title="The backward pass's products",
-    defaults={"heads": 32, "seq": 8192, "d": 128},
-    draw=lambda r: {"heads": r.choice((8, 16, 32, 64)), "seq": r.choice((2048, 4096, 8192, 16384)),
-                    "d": r.choice((64, 128))},
+    "flash-15", title="The backward pass against the forward",
+    defaults={"seq": 8192, "d": 64},
+    draw=lambda r: {"seq": r.choice((2048, 4096, 8192, 16384)), "d": r.choice((32, 64, 96, 128))},
     question=lambda p: (
-        f"FlashAttention's backward pass for {p['heads']} heads, $S = {count(p['seq'])}$, "
-        f"$d = {p['d']}$, FP16, on an H200 at its datasheet 989 TFLOP/s dense FP16 tensor "
-        "rate: give the **least time in seconds** of its tensor-core matrix products "
-        "($QK^\\top$ recomputed, $dV$, $dP$, $dQ$, $dK$)."),
-    answer=lambda p: p["heads"] * 5 * 2 * float(p["seq"]) ** 2 * p["d"]
-    / machines.get("H200").peak_flops("fp16_tensor"))
+        f"FlashAttention on an H200 (989 TFLOP/s FP16 tensor; 132 SMs whose SFUs complete 16 "
+        f"exponentials a clock each, at 1.83 GHz), one head with $S = {count(p['seq'])}$ and "
+        f"$d = {p['d']}$, FP16. Counting each pass's $S \\times S \\times d$ tensor-core "
+        "products and its $S^2$ exponentials one after the other, give **how many times "
+        "longer** the backward pass is than the forward."),
+    answer=lambda p: fx.backward_over_forward("H200", p["seq"], p["d"]))
 
 # --- Chapter 11: communication ------------------------------------------------------------
 
