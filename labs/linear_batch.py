@@ -88,7 +88,7 @@ def plot(results: list[dict]):
     none, and the run's one large FP16 matmul, rates another kernel may pass, so a point may
     sit under this line); and each run's measured bend as a vertical line."""
     from . import plotting as p
-    from .readouts import datasheet, reference_copy
+    from .references import datasheet, reference_copy
 
     fig = p.figure("A 4096 x 4096 FP16 linear layer: time against batch")
     times = [t for r in results for t in p.column(p.rows(r, kind="linear"), "seconds") if t]

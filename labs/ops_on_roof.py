@@ -183,7 +183,7 @@ def plot(results: list[dict]):
     import plotly.graph_objects as go
 
     from . import plotting as p
-    from .readouts import datasheet, measured_profile
+    from .references import datasheet, measured_profile
 
     fig = p.figure("Real operations on the roofline", rows=2, cols=1, height=900,
                    row_heights=[0.5, 0.5],

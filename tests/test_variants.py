@@ -45,7 +45,7 @@ HAND = {
                                 2 * (p["d"] ** 2 + 2 * p["d"]) / DRAM[p["gpu"]]),
     "roofline-7": lambda p: _crossover(TENSOR16[p["gpu"]] / DRAM[p["gpu"]], p["d"]),
     "roofline-10": lambda p: 12 * 2 ** p["log2n"] / p["bw"],
-    "parallelism-1": lambda p: 1 / p["serial"],
+    "parallelism-1": lambda p: 1 / ((1 - p["share"]) + p["share"] / p["gain"]),
     "parallelism-5": lambda p: p["speedup"] / p["cores"],
     "parallelism-7": lambda p: p["serial"] + (1 - p["serial"]) * p["units"],
     "intensity-2": lambda p: p["ops"] / (2 * BYTES[p["dtype"]]),

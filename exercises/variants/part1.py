@@ -5,6 +5,7 @@ import math
 
 from perfmodel import machines, ops, parallel, roofline
 
+from ..parallelism import offload_speedup
 from ..triage import row_sums, stencil9
 from . import define
 from ._fmt import a, count, dtype, si
@@ -21,15 +22,15 @@ def _gpu(p: dict, name: str) -> machines.Machine:
 # --- Chapter 2: parallelism -----------------------------------------------------------
 
 define(
-    "parallelism-1", title="Amdahl's ceiling",
-    defaults={"serial": 0.02},
-    draw=lambda r: {"serial": r.choice((0.005, 0.01, 0.02, 0.025, 0.04, 0.05, 0.08, 0.1,
-                                        0.125, 0.2))},
+    "parallelism-1", title="Amdahl's law, offload form",
+    defaults={"share": 0.8, "gain": 20},
+    draw=lambda r: {"share": r.choice((0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95)),
+                    "gain": r.choice((5, 8, 10, 16, 20, 30, 50))},
     question=lambda p: (
-        f"A program spends a fraction {p['serial']:g} of its single-processor time in code "
-        "that cannot run in parallel. Give the **largest speed-up** Amdahl's law allows, "
-        "with as many processors as you like."),
-    answer=lambda p: parallel.amdahl(p["serial"], math.inf))
+        f"A pipeline moves {p['share']:.0%} of its time to a GPU that runs that part "
+        f"{p['gain']:g}x faster; the rest stays on the CPU as it was. Give the **overall "
+        "speed-up**."),
+    answer=lambda p: offload_speedup(p["share"], p["gain"]))
 
 define(
     "parallelism-5", title="Efficiency",
