@@ -96,11 +96,12 @@ def core_path_words(source: str) -> int:
 
 
 #: Elements whose text is not main-line prose on the site: code, maths, figures and tables
-#: (a code cell's output counts where it is prose a reader reads, a Markdown paragraph), and every collapsed block (details, dropdown admonitions:
+#: (a code cell's output counts where it is prose a reader reads, a Markdown paragraph), a
+#: kernel challenge's box ("Your turn": practice, like the exercises, not the main line), and every collapsed block (details, dropdown admonitions:
 #: "Lab notes", "Going further", solutions), the Colab badge.
 SITE_SKIP_TAGS = {"pre", "code", "figure", "table", "details", "script", "style", "svg"}
 SITE_SKIP_CLASSES = ("dropdown", "toggle-hidden", "math", "book-figure", "colab-badge",
-                     "highlight", "MathJax")
+                     "highlight", "MathJax", "challenge")
 SITE_PROSE_TAGS = {"p", "li", "dd", "dt"}
 
 

@@ -34,6 +34,7 @@ HAND_MADE = """<html><body><article>
 <figure><p>a caption-like paragraph</p></figure>
 <table><tr><td><p>a cell</p></td></tr></table>
 <div class="cell_output"><p>twelve from a Markdown output</p></div>
+<div class="output text_html challenge"><p>Your turn: a challenge statement</p></div>
 <section id="exercises"><h2>Exercises</h2><p>an exercise with many words here</p></section>
 </section></article></body></html>"""
 
@@ -43,7 +44,8 @@ def test_the_counter_counts_prose_and_nothing_else():
     # Counted by hand: "One two three four five" 5, "six seven" 2, the goal box's title and
     # text 1 + 2, "ten eleven" 2, the Markdown output's paragraph 5.
     assert core_path.site_words(HAND_MADE) == 17, text
-    for left_out in ("folded", "hidden", "code", "not_counted", "caption", "cell", "exercise"):
+    for left_out in ("folded", "hidden", "code", "not_counted", "caption", "cell", "exercise",
+                     "challenge"):
         assert left_out not in text
 
 
