@@ -158,23 +158,38 @@ def test_the_sizes_are_small_odd_and_a_seeded_mid_size():
     assert judge.jittered({"n": 1000}, 8) == {"n": 1063}
 
 
+#: The seed tests/challenge_engine_sim.py checks the wrong saxpy files with.
+SIM_SEED = 11
+
+
+def _saxpy_sim_sizes() -> list[int]:
+    """n of each simulator size of those checks, from saxpy's own CHECK_SIZES."""
+    from labs.challenges import saxpy
+
+    return [s["n"] for s in saxpy.CHECK_SIZES["sim"](SIM_SEED)]
+
+
 def test_a_truncated_grid_a_missing_bounds_check_and_a_hard_coded_grid_fail(sim):
     assert sim["file/right"]["passed"], sim["file/right"]["messages"]
+    small, mid = _saxpy_sim_sizes()
+    assert small % 256 and mid > 4 * 256  # what makes each wrong grid show
     t = sim["file/truncated"]
-    # n = 333 with 256 threads a block: x.size // threads = 1 block, out[256] never written
-    assert not t["passed"] and t["first_wrong"].startswith("at n = 333: out[256] = nan")
+    # x.size // 256 whole blocks cover 256 * (small // 256) elements; the next is never written
+    first = 256 * (small // 256)
+    assert not t["passed"] and t["first_wrong"].startswith(f"at n = {small}: out[{first}] = nan")
     u = sim["file/unbounded"]
     assert not u["passed"] and "out of bounds" in u["first_wrong"]
     assert "if i < x.size" in u["first_wrong"]
     h = sim["file/hardcoded"]  # 4 blocks of 256 cover 1024 elements; the mid size is more
-    assert not h["passed"] and "out[1024] = nan" in h["first_wrong"]
+    assert not h["passed"] and h["first_wrong"].startswith(f"at n = {mid}: out[1024] = nan")
 
 
 def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
     r = sim["file/host"]
     assert not r["passed"] and "work done outside a kernel" in r["first_wrong"]
     assert "copy_to_host" in r["first_wrong"]
-    assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == 333 * 4
+    # the first copy refused: x (float32, 4 bytes an element) at the first size
+    assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == _saxpy_sim_sizes()[0] * 4
 
 
 # ------------------------------------------------------------------ collect and judge
@@ -338,23 +353,12 @@ def _nvvm() -> bool:
     return proc.returncode == 0
 
 
-NON_LITERAL = '''from numba import cuda, float32
-
-TILE = 32
-
-
-@cuda.jit
-def transpose(x, out, n):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
-    col, row = cuda.grid(2)
-    if row < n and col < n:
-        tile[cuda.threadIdx.y, cuda.threadIdx.x] = x[row * n + col]
-        out[col * n + row] = tile[cuda.threadIdx.y, cuda.threadIdx.x]
-
-
-def launch(x, out, n):
-    transpose[((n + 31) // 32, (n + 31) // 32), (32, 32)](x, out, n)
-'''
+#: The statement's padded-tile transpose (the textbook solution) with its shared array's
+#: shape written as arithmetic on a module constant: the simulator runs it, a GPU cannot
+#: compile it.
+LITERAL = (ch.HERE / "textbooks" / "transpose.py").read_text()
+NON_LITERAL = LITERAL.replace("cuda.shared.array((32, 33), float32)",
+                              "cuda.shared.array((TILE, TILE + 1), float32)")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba missing")
@@ -362,6 +366,7 @@ def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
     if not _nvvm():
         pytest.skip("no NVVM here (pip's nvidia-cuda-nvcc-cu12): the compile is skipped")
     mine = tmp_path / "mine.py"
+    assert NON_LITERAL != LITERAL and "TILE = 32" in NON_LITERAL  # the edit took
     mine.write_text(NON_LITERAL)
     proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
                            "--json", "--seed", "2"], capture_output=True, text=True,
@@ -372,7 +377,7 @@ def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
     assert "cuda.shared.array needs a shape of integer constants" in v["message"]
     assert "Traceback" not in proc.stdout and "UniTuple" not in v["message"]
     # the same kernel with a literal shape compiles, and passes
-    mine.write_text(NON_LITERAL.replace("(TILE, TILE + 1)", "(32, 33)"))
+    mine.write_text(LITERAL)
     proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
                            "--json", "--seed", "2"], capture_output=True, text=True,
                           env=SIM, cwd=ROOT, timeout=600)
