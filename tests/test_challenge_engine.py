@@ -192,6 +192,49 @@ def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
     assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == _saxpy_sim_sizes()[0] * 4
 
 
+def test_each_output_is_the_head_of_a_buffer_whose_canary_shows_an_overhang():
+    from labs.challenges import collect
+
+    # a 2-D output of 3 x 5 floats: 15 elements, then the pad, every byte 0xA5
+    buffer, out = collect.padded((3, 5), np.float32)
+    assert out.shape == (3, 5) and np.isnan(out).all()
+    assert buffer.size == 15 + collect.PAD and collect.PAD >= 1024  # a block's threads
+    assert (buffer[15:].view(np.uint8) == 0xA5).all()
+    out[:] = 1.0  # every element written: the pad is untouched
+    assert collect.overrun("y", buffer[15:]) is None
+    collect.overruns({"y": (buffer, 15)})
+    # what a GPU lets a kernel without a bounds check do: the last block's extra threads
+    # write the elements after the end (the simulator stops at the first such index)
+    buffer[15:15 + 17] = 2.0
+    said = collect.overrun("y", buffer[15:])
+    assert said == ("wrote past the end of y (the last block overhangs it, so each thread "
+                    "must check its index (if i < x.size))")
+    with pytest.raises(collect.Overrun, match="past the end of y"):
+        collect.overruns({"y": (buffer, 15)})
+    # one changed byte at the far end of the pad is enough
+    buffer, out = collect.padded((999,), np.float32)
+    buffer.view(np.uint8)[-1] = 0
+    with pytest.raises(collect.Overrun):
+        collect.overruns({"out": (buffer, 999)})
+    # the simulator's out-of-bounds error leads to the same words
+    sim_said = collect._error(IndexError("index 1024 is out of bounds for axis 0 with "
+                                         "size 999"), None)
+    assert "the last block overhangs it" in sim_said and "if i < x.size" in sim_said
+    assert collect._error(collect.Overrun(said), None) == said
+
+
+def test_a_gpu_overrun_recorded_by_collect_fails_the_verdict():
+    spec = ch.challenge("saxpy")
+    sizes = judge.check_sizes(spec, "gpu", 5)
+    why = "wrote past the end of out (the last block overhangs it, ...)"
+    meta = {"challenge": "saxpy", "seed": 5, "mode": "gpu", "sizes": sizes, "counters": {},
+            "launches": 1, "host_transfers": [], "device": "GPU",
+            "errors": {str(k): why for k in range(len(sizes))}}
+    v = judge.judge("saxpy", {"meta": meta}, 5, mode="gpu")
+    assert not v["passed"] and not v["correct"]
+    assert v["first_wrong"] == f"at n = {sizes[0]['n']}: {why}"
+
+
 # ------------------------------------------------------------------ collect and judge
 
 def _collect(name: str, file: pathlib.Path, out: pathlib.Path, seed: int, *extra) -> None:
