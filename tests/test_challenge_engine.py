@@ -338,6 +338,105 @@ def test_a_missing_or_broken_file_is_named_without_its_folder(tmp_path):
     assert "no such file: gone.py" in repr(ch.check("saxpy", tmp_path / "gone.py", seed=3))
 
 
+# ------------------------------------------------- large outputs: a seeded sample
+
+def test_a_large_output_is_sampled_at_both_ends_and_positions_drawn_from_the_seed():
+    assert judge.sample_positions(2 ** 20, 3, 2, "out") is None  # 4 MiB of floats: whole
+    n = 2 ** 24
+    pos = judge.sample_positions(n, 3, 2, "out")
+    assert pos.dtype == np.int64 and (np.diff(pos) > 0).all()  # sorted, distinct
+    assert pos[0] == 0 and pos[-1] == n - 1
+    assert set(range(4096)) <= set(pos[:4096].tolist())
+    assert set(range(n - 4096, n)) <= set(pos[-4096:].tolist())
+    # 8,192 at the ends and 65,536 drawn, a few of them twice (2**16 draws of 2**24: the
+    # expected repeats are about 2**32 / 2**25 = 128)
+    assert 8192 + 65536 - 1000 < pos.size <= 8192 + 65536
+    assert np.array_equal(pos, judge.sample_positions(n, 3, 2, "out"))
+    assert not np.array_equal(pos, judge.sample_positions(n, 4, 2, "out"))
+    assert not np.array_equal(pos, judge.sample_positions(n, 3, 2, "y"))
+    # values and positions together: far below the grader's 64 MiB (the whole output,
+    # 2**24 float32, is 64 MiB by itself)
+    assert pos.size * (4 + 8) < 2 ** 20
+
+
+def _gpu_file(seed: int) -> tuple[dict, dict, np.ndarray]:
+    """A right GPU-mode file for saxpy (out = 2.5 x + y, computed here), its timing size
+    sampled as collect samples it; and the whole right output at that size."""
+    spec = ch.challenge("saxpy")
+    sizes = judge.check_sizes(spec, "gpu", seed)
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for k, size in enumerate(sizes):
+        x, y = rng.random(size["n"], dtype=np.float32), rng.random(size["n"], dtype=np.float32)
+        out = np.float32(2.5) * x + y
+        pos = judge.sample_positions(out.size, seed, k, "out")
+        if pos is None:
+            arrays[f"out{k}_out"] = out
+        else:
+            arrays[f"out{k}_out"], arrays[f"idx{k}_out"] = out[pos], pos
+    meta = {"challenge": "saxpy", "seed": seed, "mode": "gpu", "sizes": sizes, "counters": {},
+            "launches": 1, "host_transfers": [], "errors": {}, "device": "GPU"}
+    return arrays, meta, out
+
+
+def test_the_judge_compares_a_sampled_output_at_its_positions(tmp_path):
+    from labs.challenges import collect
+
+    arrays, meta, whole = _gpu_file(9)
+    assert meta["sizes"][-1]["n"] > judge.SAMPLE_ABOVE and "idx2_out" in arrays
+    assert "idx0_out" not in arrays and "idx1_out" not in arrays  # small sizes whole
+    path = collect.write(tmp_path / "gpu.npz", arrays, meta)
+    assert path.stat().st_size < 2 ** 20
+    v = judge.judge("saxpy", path, 9, mode="gpu")
+    assert v["correct"], v["first_wrong"]
+    # one wrong value at a sampled position: named by its index in the whole output
+    pos = arrays["idx2_out"]
+    bad = dict(arrays, out2_out=arrays["out2_out"].copy())
+    bad["out2_out"][100] = np.nan
+    v = judge.judge("saxpy", {**bad, "meta": meta}, 9, mode="gpu")
+    n = meta["sizes"][-1]["n"]
+    assert not v["correct"] and v["first_wrong"].startswith(
+        f"at n = {n}: out[{pos[100]}] = nan, expected {float(whole[pos[100]]):.9g}")
+    assert f"1 of {pos.size:,} sampled elements (of {n:,})" in v["first_wrong"]
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda a, w: a.update(idx2_out=a["idx2_out"] + 1), "not the positions the check samples"),
+    (lambda a, w: a.pop("idx2_out"), "lacks idx2_out"),
+    (lambda a, w: a.update(out2_out=w), "of shape"),
+    (lambda a, w: a.update(idx0_out=np.arange(3)), "entries the check does not make"),
+])
+def test_a_sample_at_other_positions_or_without_them_fails(change, says):
+    arrays, meta, whole = _gpu_file(9)
+    change(arrays, whole)
+    v = judge.judge("saxpy", {**arrays, "meta": meta}, 9, mode="gpu")
+    assert not v["passed"] and says in v["first_wrong"], v["first_wrong"]
+
+
+def test_collect_writes_the_sample_the_judge_reads(tmp_path, monkeypatch):
+    # the simulator's sizes made "large" (above 500 elements) in both processes
+    small = dict(SAMPLE_ABOVE=500, SAMPLE_EDGE=16, SAMPLE_DRAWN=64)
+    out = tmp_path / "s.npz"
+    code = ("import sys; import labs.challenges.judge as j; "
+            f"[setattr(j, k, v) for k, v in {small!r}.items()]; "
+            "from labs.challenges.collect import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([PY, "-c", code, "saxpy", str(ch.HERE / "solutions" / "saxpy.py"),
+                           "--seed", "7", "--out", str(out), "--no-compile"],
+                          capture_output=True, text=True, env=SIM, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for k, v in small.items():
+        monkeypatch.setattr(judge, k, v)
+    sizes = judge.check_sizes(ch.challenge("saxpy"), "sim", 7)
+    with np.load(out) as z:
+        for k, size in enumerate(sizes):
+            assert np.array_equal(z[f"idx{k}_out"], judge.sample_positions(size["n"], 7, k,
+                                                                          "out"))
+            assert z[f"out{k}_out"].shape == z[f"idx{k}_out"].shape
+            assert z[f"idx{k}_out"].size < size["n"]
+    v = judge.judge("saxpy", out, 7)
+    assert v["correct"] and v["passed"], v["messages"]
+
+
 # ------------------------------------------------------------------------ the estimate
 
 def test_the_estimate_is_the_slowest_roof_by_hand():

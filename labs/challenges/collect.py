@@ -13,7 +13,11 @@ Each output is the head of a buffer followed by ``PAD`` elements of canary
 (:func:`padded`): the simulator stops at an index past an output's end, a GPU does not, so
 there a changed canary after the launches is the error "wrote past the end of <output>".
 
-The file holds ``out{k}_<output>`` for each size k that ran, and ``meta``, one JSON string:
+The file holds ``out{k}_<output>`` for each size k that ran (above
+:data:`labs.challenges.judge.SAMPLE_ABOVE` elements, the values at the positions
+:func:`labs.challenges.judge.sample_positions` draws from the seed, and those positions as
+``idx{k}_<output>``: the timing size whole would pass the grader's output limit), and
+``meta``, one JSON string:
 challenge, seed, mode ("sim" or "gpu"), sizes, counters (simulator: the mechanism counters
 of the largest size, :mod:`labs.challenges.counters`), launches (per call of ``launch``),
 host_transfers, errors (size index -> message: an import or compile error, an exception,
@@ -258,7 +262,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
     when the submission is a file and the simulator runs)."""
     from . import challenge
     from .harness import device_name
-    from .judge import all_inputs, check_sizes, key, timing_index
+    from .judge import all_inputs, check_sizes, index_key, key, sample_positions, timing_index
 
     ch = challenge(name)
     mode = "gpu" if gpu else "sim"
@@ -297,7 +301,11 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             meta["host_transfers"] += getattr(e, "host_transfers", [])
             continue
         for out, a in outs.items():
-            arrays[key(k, out)] = a
+            pos = sample_positions(a.size, seed, k, out)
+            if pos is None:
+                arrays[key(k, out)] = a
+            else:  # a large output: its values at the check's positions, and those
+                arrays[key(k, out)], arrays[index_key(k, out)] = a.reshape(-1)[pos], pos
         meta["launches"] = record["launches"]
         meta["host_transfers"] += record["host_transfers"]
         if "seconds" in record:

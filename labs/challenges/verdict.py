@@ -96,23 +96,30 @@ def describe(v: dict) -> str:
 
 
 def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
-                atol: float) -> str | None:
+                atol: float, positions: np.ndarray | None = None,
+                shape: tuple | None = None) -> str | None:
     """None when ``got`` matches ``want`` within rtol/atol; else a sentence naming the
-    first wrong element: its index, the value got, the value expected."""
-    got = np.asarray(got)
+    first wrong element: its index, the value got, the value expected. ``positions``:
+    ``got`` and ``want`` are a sample, the values at these flat positions of an output of
+    ``shape``, and the sentence names the element's index in that output."""
+    got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return f"{name} has shape {got.shape}; expected {want.shape}"
     ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
     if ok.all():
         return None
     flat = int(np.flatnonzero(~ok.ravel())[0])
-    idx = np.unravel_index(flat, want.shape)
+    g, w = got.reshape(-1)[flat], want.reshape(-1)[flat]
+    if positions is None:
+        idx, of = np.unravel_index(flat, want.shape), f"{want.size} elements"
+    else:
+        idx = np.unravel_index(int(np.asarray(positions).reshape(-1)[flat]), shape)
+        of = (f"{want.size:,} sampled elements (of {int(np.prod(shape, dtype=np.int64)):,})")
     where = ", ".join(str(int(i)) for i in idx)
-    g, w = got[idx], want[idx]
     hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
     wrong = int((~ok).sum())
     return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of "
-            f"{want.size} elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
+            f"{of} wrong (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
 def milestones(ch, share: float | None = None) -> str:
