@@ -539,16 +539,38 @@ def test_hints_for_numbas_common_errors():
     assert hint("something else entirely") is None
 
 
-def test_milestones_place_the_students_share_on_the_ladder():
+def _half_the_h200_reference(n: int) -> tuple[float, dict]:
+    """A time of saxpy at n on the H200 at half its reference speed, and its verdict."""
+    from labs.challenges import verdict
+    from perfmodel import ops
+
+    roofs = verdict.roofs("NVIDIA H200")
+    seconds = 2 * ops.saxpy(n).bytes / roofs.bandwidth("dram")  # memory-bound: D / B
+    return seconds, verdict.verdict(ops.saxpy(n), seconds, roofs)
+
+
+def test_a_timed_share_is_shown_beside_the_milestones(monkeypatch):
     from types import SimpleNamespace
 
-    from labs.challenges.verdict import milestones
+    from labs.challenges import harness
+    from labs.challenges.milestones import ladder_text
 
-    spec = SimpleNamespace(MILESTONES=[
-        {"what": "reference", "share": 0.87, "closes": "prefetching, chapter 7"},
-        {"what": "textbook solution", "share": 0.58}])
-    assert milestones(spec, 0.54) == ("milestones, as shares of the bound: your kernel: 54%; "
-                                      "textbook solution: 58%; reference (prefetching, "
-                                      "chapter 7): 87%")
-    assert milestones(SimpleNamespace(), 0.5) == ""
-    assert ch.textbook("saxpy") is None or hasattr(ch.textbook("saxpy"), "launch")
+    # the judge of a timed GPU file: the share, and the recorded ladder with it placed
+    arrays, meta, _ = _gpu_file(9)
+    seconds, v = _half_the_h200_reference(meta["sizes"][-1]["n"])
+    meta.update(seconds=[seconds], device="NVIDIA H200")
+    got = judge.judge("saxpy", {**arrays, "meta": meta}, 9, mode="gpu")
+    assert got["passed"] and got["share"] == pytest.approx(0.5)
+    assert any(ladder_text("saxpy", got["share"]) in m for m in got["messages"])
+    assert "0.50  yours   <--" in judge.text(got)
+    # ch.time: the harness's timing, then the ladder; shown once, as text
+    monkeypatch.setattr(harness, "time_submission", lambda *a, **k: {
+        "challenge": "saxpy", "device": "NVIDIA H200", "passed": True,
+        "message": v["reason"], "verdict": v})
+    timed = ch.time("saxpy", SimpleNamespace())
+    assert timed["milestones"] == ladder_text("saxpy", 0.5)
+    text = repr(timed)
+    assert text == str(timed) and text.startswith("saxpy: PASSED on NVIDIA H200")
+    assert v["reason"] in text and "0.50  yours   <--" in text
+    assert text.count("milestones on the H200") == 1
+    assert hasattr(ch.textbook("saxpy"), "launch")

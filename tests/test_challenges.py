@@ -307,6 +307,13 @@ def test_show_displays_the_starter_source_itself():
     html = view._repr_html_()
     assert "out[i] = ..." in html and "<script" not in html and "``" not in html
     assert "reference" not in view.source.lower()
+    # the page's view: no title of its own (the chapter's heading is the one), the how-to
+    # as a code block, and the starter's own verdict from the simulator
+    title = ch.challenge("saxpy").TITLE
+    assert title not in md and title not in html and title not in str(view)
+    assert "```python\nimport labs.challenges as ch\nch.write_starter('saxpy')" in md
+    assert "checked on a CPU" in md and "```text\nsaxpy: " in md
+    assert "saxpy: FAILED" in view.verdict or "saxpy: BROKEN" in view.verdict
     with pytest.raises(ValueError, match="challenge must be one of"):
         ch.show("nope")
 

@@ -30,9 +30,10 @@ named):
   (:mod:`labs.challenges.counters` lists them); default: no target.
 - ``CHECK_SIZES``: ``{"sim": [...], "gpu": [...]}``, keyword sizes (or a function of the
   seed returning them); default: :func:`labs.challenges.judge.check_sizes`'s.
-- ``MILESTONES``: ``[{"what", "share", "closes"?}, ...]`` measured shares of the bound a
-  timing is read against (:func:`labs.challenges.verdict.milestones`); default: none.
-- a textbook solution, ``solutions/<name>_textbook.py`` (:func:`textbook`).
+- ``MILESTONES``: ``((kernel label, what it does), ...)``, the rungs a timing is read
+  against, their shares read from the recorded run (:mod:`labs.challenges.milestones`);
+  default: none.
+- a textbook solution, ``textbooks/<name>.py`` (:func:`textbook`).
 """
 from __future__ import annotations
 
@@ -66,12 +67,12 @@ def reference(name: str) -> ModuleType:
 
 
 def textbook(name: str) -> ModuleType | None:
-    """The textbook solution's module, ``labs/challenges/solutions/<name>_textbook.py``
-    (what the statement describes, no more), or None where the challenge has none."""
+    """The textbook solution's module, ``labs/challenges/textbooks/<name>.py`` (what the
+    statement describes, no more), or None where the challenge has none."""
     challenge(name)
-    if not (HERE / "solutions" / f"{name}_textbook.py").exists():
+    if not (HERE / "textbooks" / f"{name}.py").exists():
         return None
-    return importlib.import_module(f"labs.challenges.solutions.{name}_textbook")
+    return importlib.import_module(f"labs.challenges.textbooks.{name}")
 
 
 def starter_path(name: str) -> pathlib.Path:
@@ -179,14 +180,35 @@ def check(name: str, submission=None, seed: int | None = None, machine: str = "T
     return v
 
 
-def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:
-    """GPU only: check, time and judge a submission against the bound on this GPU
-    (``prepared``: inputs and expected outputs from :func:`labs.challenges.harness.prepare`,
-    to time several submissions on the same data)."""
-    from .harness import time_submission
+class Timed(dict):
+    """A timing's result (:func:`labs.challenges.harness.time_submission`'s dict, plus
+    ``milestones``: :func:`labs.challenges.milestones.ladder_text` with the share placed
+    on it). Its repr is the text ``python -m labs challenge time`` prints, so a notebook
+    cell ending in ``time(...)`` shows it once."""
 
-    return time_submission(challenge(name), _submission(name, submission), quick=quick,
-                           prepared=prepared)
+    def __repr__(self) -> str:
+        from .verdict import timed_text
+
+        return timed_text(self)
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's plain-text display
+        p.text(repr(self))
+
+
+def time(name: str, submission=None, quick: bool = False, prepared=None) -> Timed:
+    """GPU only: check, time and judge a submission on this GPU, its share beside the
+    challenge's milestones (``prepared``: inputs and expected outputs from
+    :func:`labs.challenges.harness.prepare`, to time several submissions on the same
+    data)."""
+    from .harness import time_submission
+    from .milestones import ladder_text
+
+    result = Timed(time_submission(challenge(name), _submission(name, submission),
+                                   quick=quick, prepared=prepared))
+    result["milestones"] = ladder_text(name, (result.get("verdict") or {}).get("share"))
+    return result
 
 
 def kernel_source(name: str) -> str:
@@ -233,49 +255,11 @@ def write_starter(name: str, path: str | pathlib.Path | None = None) -> pathlib.
     return path
 
 
-class ChallengeView:
-    """What a chapter's "Your turn" cell shows: the statement, the starting kernel's
-    source and how to check it (plain text, markdown and HTML)."""
+def show(name: str, gpu: str | None = None, verdict: bool = True):
+    """What a chapter's "Your turn" cell ends with: :func:`labs.challenges.page.show`'s
+    view (the statement, the starter's source, the model's counts and bound on ``gpu``,
+    the milestones, how to work on it as a code block, and with ``verdict`` the starter's
+    own verdict on a CPU; no title, the chapter's heading is it)."""
+    from .page import show as page_show
 
-    def __init__(self, name: str, gpu: str | None = None):
-        self.name = name
-        ch = challenge(name)
-        self.title = ch.TITLE
-        paragraphs = inspect.cleandoc(ch.__doc__ or "").split("\n\n")
-        # (the sizes and the T4 estimate are for developers; the model line says the size)
-        self.statement = "\n\n".join(p for p in paragraphs if not p.startswith("Sizes:"))
-        self.source = kernel_source(name)
-        self.model = model_line(name, gpu)
-        self.how = (f"Copy the starter into a file, `labs.challenges.write_starter({name!r})` "
-                    f"(it writes my_{name}.py), edit it, then check it: "
-                    f"`labs.challenges.check({name!r}, 'my_{name}.py')`, or from a shell "
-                    f"`python -m labs challenge check {name} my_{name}.py` (under numba's CUDA "
-                    f"simulator when there is no GPU). On a GPU, "
-                    f"`labs.challenges.time({name!r}, 'my_{name}.py')` times it against the "
-                    f"bound.")
-
-    def __str__(self) -> str:
-        return (f"{self.title}\n\n{self.statement}\n\n{self.source}\n{self.model}\n\n"
-                f"{self.how}\n")
-
-    def _repr_markdown_(self) -> str:
-        return (f"**{self.title}**\n\n{self.statement}\n\n```python\n{self.source}```\n\n"
-                f"{self.model}\n\n{self.how}\n")
-
-    def _repr_html_(self) -> str:
-        import html
-        import re
-
-        para = "".join("<p>" + re.sub(r"``(.+?)``", r"<code>\1</code>", html.escape(p)) + "</p>"
-                       for p in self.statement.split("\n\n"))
-        return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
-                f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
-                f"</code></pre><p>{html.escape(self.model)}</p>"
-                f"<p>{html.escape(self.how)}</p></div>")
-
-
-def show(name: str, gpu: str | None = None) -> ChallengeView:
-    """The displayable challenge a chapter cell ends with: the statement, the starter's
-    source, the model's counts and bound (on ``gpu``, by default the GPU in hand or
-    else the H200), and how to check it."""
-    return ChallengeView(name, gpu)
+    return page_show(name, gpu, verdict)

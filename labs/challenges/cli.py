@@ -38,19 +38,9 @@ def _print(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, default=str, allow_nan=False, sort_keys=True))
         return
-    status = ("PASSED" if result.get("passed") else
-              "BROKEN" if result.get("broken") else "FAILED")
-    print(f"{result.get('challenge')}: {status} on {result.get('device')}")
-    print(f"    {result.get('message')}")
-    v = result.get("verdict")
-    if v:
-        from . import challenge
-        from .verdict import describe, milestones
+    from .verdict import timed_text
 
-        print("    " + describe(v).replace("\n", "\n    "))
-        ladder = milestones(challenge(result["challenge"]), v.get("share"))
-        if ladder:
-            print("    " + ladder)
+    print(timed_text(result))
 
 
 def _clean(v):

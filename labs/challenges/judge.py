@@ -332,15 +332,16 @@ def _wrong(ch: ModuleType, name: str, got: np.ndarray, want: np.ndarray,
 
 def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
     """The timed share of the bound on the GPU the file names, from its recorded roofs."""
-    from .verdict import milestones, roofs, verdict
+    from .milestones import ladder_text
+    from .verdict import roofs, verdict
 
     seconds = float(np.median(meta["seconds"]))
     try:
         v = verdict(ch.op(**size), seconds, roofs(str(meta.get("device"))), ch.UNIT)
     except ValueError as e:
         return None, f"no share: {e}"
-    ladder = milestones(ch, v["share"]) if v["share"] is not None else ""
-    return v["share"], v["reason"] + (f"; {ladder}" if ladder else "")
+    ladder = ladder_text(ch.NAME, v["share"]) if v["share"] is not None else ""
+    return v["share"], v["reason"] + (f"\n{ladder}" if ladder else "")
 
 
 # --------------------------------------------------------------------------- printing
@@ -350,7 +351,8 @@ def text(v: dict) -> str:
     status = "PASSED" if v["passed"] else "BROKEN" if v.get("broken") else "FAILED"
     where = v.get("device") or ("CUDA simulator (CPU)" if v.get("mode") == "sim" else "")
     head = f"{v['challenge']}: {status}" + (f" on {where}" if where else "")
-    return "\n".join([head] + [f"  - {m}" for m in v["messages"]])
+    return "\n".join([head] + ["  - " + str(m).replace("\n", "\n    ")
+                               for m in v["messages"]])
 
 
 def main(argv: list[str] | None = None) -> int:

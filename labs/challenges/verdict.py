@@ -122,16 +122,16 @@ def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
             f"{of} wrong (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
-def milestones(ch, share: float | None = None) -> str:
-    """The ladder a timed share is read against: the challenge module's ``MILESTONES``
-    (a list of ``{"what", "share"}`` with optional ``"closes"``: the idea and chapter that
-    reaches it), recorded on a GPU, each as "what: share", with the student's share among
-    them; "" when the module has none. ``share``: the student's, or None."""
-    rows = [(float(m["share"]), m["what"] + (f" ({m['closes']})" if m.get("closes") else ""))
-            for m in getattr(ch, "MILESTONES", None) or ()]
-    if not rows:
-        return ""
-    if share is not None:
-        rows.append((float(share), "your kernel"))
-    rows.sort(key=lambda r: r[0])
-    return "milestones, as shares of the bound: " + "; ".join(f"{w}: {s:.0%}" for s, w in rows)
+def timed_text(result: dict) -> str:
+    """A timing's result as ``python -m labs challenge time`` prints it: the status line,
+    the message, the verdict's paragraph (:func:`describe`) and the milestones (the
+    result's ``milestones``: :func:`labs.challenges.milestones.ladder_text`)."""
+    status = ("PASSED" if result.get("passed") else
+              "BROKEN" if result.get("broken") else "FAILED")
+    lines = [f"{result.get('challenge')}: {status} on {result.get('device')}",
+             f"    {result.get('message')}"]
+    for part in (describe(result["verdict"]) if result.get("verdict") else "",
+                 result.get("milestones") or ""):
+        if part:
+            lines.append("    " + part.replace("\n", "\n    "))
+    return "\n".join(lines)
