@@ -169,7 +169,9 @@ class Result:
 
     @property
     def share(self) -> float | None:
-        """The timed share of the bound on a GPU, as the judge computed it (None without)."""
+        """The timed share of the reference time on a GPU (at its measured copy and FMA
+        rates; of the bound at the datasheet's ceilings where none are recorded), as the
+        judge computed it (None without; ``report["share_of"]`` names which)."""
         v = self.report.get("share")
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) \
             and math.isfinite(v) else None

@@ -18,8 +18,8 @@ it. The challenge cell's text (never its outputs) is written to a file, run by t
 challenge's ``collect`` inside a bubblewrap sandbox with a fresh secret seed, and judged
 outside it by a separate trusted process (:mod:`exercises.challenges`,
 :mod:`exercises.sandbox`); the points come from the judge's verdicts (correct outputs, the
-simulator's mechanism counters, with ``--gpu`` the timed share of the bound) and the
-assignment's scoring, computed here. A hang, a crash or a limit reached is a *fail* with
+simulator's mechanism counters, with ``--gpu`` the timed share of the reference time)
+and the assignment's scoring, computed here. A hang, a crash or a limit reached is a *fail* with
 its reason. Without a sandbox the grader refuses to run student code unless told
 ``sandboxed=False`` (``--no-sandbox``), which the gradebook records. This module never
 imports ``labs`` nor the book-building scripts (``pip install .[grader]`` is enough).
@@ -27,8 +27,8 @@ imports ``labs`` nor the book-building scripts (``pip install .[grader]`` is eno
 It writes, under ``--out``:
 
 - ``gradebook.csv``: one row per student and exercise: student, exercise, answer,
-  expected, status, points, out_of, share (a kernel's timed share of the bound, --gpu),
-  counters (a kernel's mechanism counters), checked (``sandbox`` or ``no sandbox``).
+  expected, status, points, out_of, share (a kernel's timed share of the reference
+  time, --gpu), counters (a kernel's mechanism counters), checked (``sandbox`` or ``no sandbox``).
   Status is ``right``, ``close``, ``wrong``, ``invalid`` (not a
   number, or a notebook that cannot be read), ``missing`` (no answer, no answer cell, no
   submission) or ``by hand`` (a written exercise: see the rubric); a kernel challenge is
@@ -79,7 +79,7 @@ HAND = "hand_scores.csv"
 #: How a kernel challenge's points are shared when the assignment says nothing: ``correct``
 #: is the share for right outputs at every size; the rest comes, on the simulator, from the
 #: mechanism verdict and, with ``--gpu``, from the highest ``shares`` threshold
-#: [share of the bound, share of the rest] the timing reaches.
+#: [share of the reference time, share of the rest] the timing reaches.
 SCORING = {"correct": 0.5, "shares": [[0.25, 0.5], [0.5, 1.0]]}
 
 
@@ -293,7 +293,8 @@ def _grade_kernel(ex: dict, student: str, cells: list[dict], problem: str,
     said = {"pass": "Passed", "partial": "Partly passed"}.get(status, f"Failed: {result.reason}")
     if result.correct:
         said += ("; mechanism " + ("met" if result.mechanism else "not met")) if not gpu else \
-            (f"; {result.share:.0%} of the bound" if result.share is not None else "; not timed")
+            (f"; {result.share:.0%} of the {result.report.get('share_of') or 'reference time'}"
+             if result.share is not None else "; not timed")
     said += f". {result.message}" if result.message else "."
     said += f" (checked on: {result.device})" if result.device else ""
     return Row(student, name, shown, PASSES, status, round(got, 4), said.strip(), points,

@@ -1,5 +1,6 @@
 """Kernel challenges ("Your turn"): a kernel to fix or write, checked against numpy and,
-on a GPU, timed against its bound on that GPU.
+on a GPU, timed against the model's time on that GPU (the reference time at its measured
+copy and FMA rates where they are recorded, else the bound at the datasheet's ceilings).
 
 Each challenge is three small modules: ``labs/challenges/<name>.py`` (the statement a
 student reads, the operation's model counts, the inputs and the numpy reference),
@@ -7,13 +8,13 @@ student reads, the operation's model counts, the inputs and the numpy reference)
 edits) and ``labs/challenges/solutions/<name>.py`` (the reference solution, with the
 starter's names; the book never shows it, and a student edition can leave the folder
 out). The shared machinery is in :mod:`labs.challenges.harness` (check, timing) and
-:mod:`labs.challenges.verdict` (the bound and what it refuses).
+:mod:`labs.challenges.verdict` (the reference time and what it refuses).
 
 >>> import labs.challenges as ch
 >>> ch.show("saxpy")                    # the statement, the starter's source, how to check
 >>> ch.check("saxpy", "my_saxpy.py")    # or a module; simulator without a GPU: correct at
 ...                                      # several sizes, mechanism counters, estimate
->>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, bound, share, limiting term
+>>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, reference, share, milestones
 
 Command line: ``python -m labs challenge list | check NAME FILE.py [--json] [--seed S]
 [--machine T4] | time NAME [FILE.py | --reference] [--quick] | starter NAME``.
@@ -219,12 +220,13 @@ def kernel_source(name: str) -> str:
 
 def model_line(name: str, gpu: str | None = None) -> str:
     """What the model counts for the challenge at its full size (perfmodel's FLOPs and
-    DRAM bytes) and the bound on ``gpu`` (its measured roofs where recorded; default: the
-    GPU in hand, else the H200), in words."""
+    DRAM bytes) and its time on ``gpu`` (default: the GPU in hand, else the H200), in
+    words: the reference time at the measured copy and FMA rates where they are recorded,
+    else the bound at the datasheet's ceilings."""
     from perfmodel import units
 
     from ..gpu import has_cuda
-    from .verdict import roofs
+    from .verdict import RATES, roofs, time_name
 
     if gpu is None:
         gpu = "NVIDIA H200"
@@ -241,8 +243,8 @@ def model_line(name: str, gpu: str | None = None) -> str:
     shown = ", ".join(f"{k} = {units.count(v)}" for k, v in size.items())
     return (f"The model, at the timed size ({shown}): {units.si(op.flops, 'FLOP')} and "
             f"{units.nbytes(op.bytes)} of DRAM traffic, {units.number(op.intensity)} "
-            f"FLOP/byte; on the {m.name} the bound max(F/P, D/B) is "
-            f"{units.seconds(max(compute, memory))}, "
+            f"FLOP/byte; on the {m.name} the {time_name(m)} max(F/P, D/B) at "
+            f"{RATES[bool(m.measured)]} is {units.seconds(max(compute, memory))}, "
             f"{'memory' if memory >= compute else 'compute'}-bound.")
 
 
@@ -257,7 +259,7 @@ def write_starter(name: str, path: str | pathlib.Path | None = None) -> pathlib.
 
 def show(name: str, gpu: str | None = None, verdict: bool = True):
     """What a chapter's "Your turn" cell ends with: :func:`labs.challenges.page.show`'s
-    view (the statement, the starter's source, the model's counts and bound on ``gpu``,
+    view (the statement, the starter's source, the model's counts and time on ``gpu``,
     the milestones, how to work on it as a code block, and with ``verdict`` the starter's
     own verdict on a CPU; no title, the chapter's heading is it)."""
     from .page import show as page_show

@@ -20,7 +20,8 @@ Three verdicts, each a function of what was measured: *correct* (every output ag
 numpy's, at every size of the check), *mechanism* (the simulator's access counters against
 the challenge's targets, :mod:`labs.challenges.counters`, with the time the model
 estimates from them, :mod:`labs.challenges.estimate`) and *share* (a GPU's timing against
-the bound, from the recorded roofs). numpy, json and perfmodel only: no numba.
+the reference time at its recorded copy and FMA rates: :mod:`labs.challenges.verdict`).
+numpy, json and perfmodel only: no numba.
 
 Exit status: 0 when the verdict passes, 1 when it does not (the verdict says why).
 """
@@ -308,14 +309,15 @@ def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = Non
             messages.append(est["text"])
         except (ValueError, TypeError, KeyError) as e:  # counters a forged file mangled
             messages.append(f"no estimate: {type(e).__name__}: {e}")
-    share = None
+    share = share_of = None
     if mode == "gpu" and correct and meta.get("seconds"):
-        share, text = _share(ch, sizes[-1], meta)
+        share, text, share_of = _share(ch, sizes[-1], meta)
         messages.append(text)
     passed = correct and mechanism["passed"] and (share is not None or mode != "gpu"
                                                   or not meta.get("seconds"))
     return {"challenge": name, "correct": correct, "first_wrong": wrong,
-            "mechanism": mechanism, "estimate": est, "share": share, "passed": passed,
+            "mechanism": mechanism, "estimate": est, "share": share, "share_of": share_of,
+            "passed": passed,
             "messages": messages, "machine": machine, "mode": mode,
             "device": meta.get("device"), "detail": detail, "broken": bool(errors),
             "sizes": sizes}
@@ -330,8 +332,10 @@ def _wrong(ch: ModuleType, name: str, got: np.ndarray, want: np.ndarray,
                        positions=positions, shape=np.shape(want))
 
 
-def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
-    """The timed share of the bound on the GPU the file names, from its recorded roofs."""
+def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str, str | None]:
+    """The timed share of the reference time on the GPU the file names (at its recorded
+    copy and FMA rates; the bound at the datasheet's ceilings where none are recorded):
+    (share, text, what it is a share of)."""
     from .milestones import ladder_text
     from .verdict import roofs, verdict
 
@@ -339,9 +343,9 @@ def _share(ch: ModuleType, size: dict, meta: dict) -> tuple[float | None, str]:
     try:
         v = verdict(ch.op(**size), seconds, roofs(str(meta.get("device"))), ch.UNIT)
     except ValueError as e:
-        return None, f"no share: {e}"
+        return None, f"no share: {e}", None
     ladder = ladder_text(ch.NAME, v["share"]) if v["share"] is not None else ""
-    return v["share"], v["reason"] + (f"\n{ladder}" if ladder else "")
+    return v["share"], v["reason"] + (f"\n{ladder}" if ladder else ""), v["term"]
 
 
 # --------------------------------------------------------------------------- printing
