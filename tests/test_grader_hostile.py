@@ -127,6 +127,20 @@ def _alive(mark: str) -> list[str]:
     return left
 
 
+def _submit(assignment: pathlib.Path, bodies: dict[str, str],
+            subs: pathlib.Path) -> pathlib.Path:
+    """Each student's assignment notebook with ``bodies[student]`` as its saxpy cell, in
+    ``subs``."""
+    subs.mkdir()
+    for student, body in bodies.items():
+        nb = json.loads((assignment / f"{student}.ipynb").read_text())
+        for c in nb["cells"]:
+            if c["metadata"].get("exercises", {}).get("role") == "challenge":
+                c["source"] = f"{marker('saxpy')}\n{body}"
+        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    return subs
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
@@ -139,14 +153,7 @@ def hostile(tmp_path_factory):
     assign("hwh", paths["assignment"], kernels=["saxpy"], students=list(bodies))
     (paths["kept"] / "alice").mkdir(parents=True)                 # an earlier student's
     (paths["kept"] / "alice" / "saxpy.py").write_text(HONEST)
-    subs = tmp / "submissions"
-    subs.mkdir()
-    for student, body in bodies.items():
-        nb = json.loads((paths["assignment"] / f"{student}.ipynb").read_text())
-        for c in nb["cells"]:
-            if c["metadata"].get("exercises", {}).get("role") == "challenge":
-                c["source"] = f"{marker('saxpy')}\n{body}"
-        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    subs = _submit(paths["assignment"], bodies, tmp / "submissions")
     watched = [ROOT / d for d in ("labs", "perfmodel", "exercises", "tests", "scripts")] + \
         [paths["assignment"], subs, paths["key"].parent, paths["kept"] / "alice"]
     before = _digest(*watched)
@@ -269,14 +276,7 @@ def reviewed(tmp_path_factory):
     for student in ("forger", "thief", "ghost", "flood"):
         bodies[student] = _hostile(paths)[student]
     assign("hwr", paths["assignment"], kernels=["saxpy"], students=list(bodies))
-    subs = tmp / "submissions"
-    subs.mkdir()
-    for student, body in bodies.items():
-        nb = json.loads((paths["assignment"] / f"{student}.ipynb").read_text())
-        for c in nb["cells"]:
-            if c["metadata"].get("exercises", {}).get("role") == "challenge":
-                c["source"] = f"{marker('saxpy')}\n{body}"
-        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    subs = _submit(paths["assignment"], bodies, tmp / "submissions")
     grade(paths["assignment"], subs, paths["out"], jobs=2,
           limits=Limits(wall_s=25, cpu_s=25, memory_bytes=4 * 2 ** 30))
     with open(paths["out"] / "gradebook.csv", newline="") as f:
