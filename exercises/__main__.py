@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--correct-share", type=float,
                    help="share of a kernel challenge's points for right outputs (default 0.5)")
     p.add_argument("--share-thresholds",
-                   help="with grade --gpu: share-of-bound:credit pairs for the rest of a "
+                   help="with grade --gpu: share-of-reference:credit pairs for the rest of a "
                         "challenge's points (default 0.25:0.5,0.5:1)")
     p.add_argument("--due", help="due date-time (ISO, e.g. 2026-03-01T23:59+01:00)")
     p.add_argument("--gradescope", help="also write this Gradescope autograder zip")

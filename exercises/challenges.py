@@ -27,6 +27,21 @@ a limit reached or a missing file is a failed check with its reason. Where the s
 cannot start, :func:`run_check` refuses (``sandboxed=False`` is the instructor's explicit
 ``--no-sandbox``, recorded in the gradebook).
 
+What the sandbox cannot stop: the student's code runs in the same process as
+``collect``, the code that records its outputs. It can patch that recorder (numba's
+array class, ``collect`` itself), or write the result file on its own (its path and the
+seed are on the command line; the book's judge, importable inside, recomputes the right
+outputs from the seed) and leave before ``collect`` does: a forged pass the judge cannot
+tell from an honest one. So before any check runs, :mod:`exercises.policy` reads the
+submission (with ``ast``, never running it) and holds for review, with 0 points and the
+status "held for review: uses X", anything that imports beyond numpy, numba, math and
+the harness's helpers, or names the tools a forgery needs (``os``, ``sys``, ``open``,
+``eval``, ``__import__``, numpy's file writers, double-underscore attributes, ...). The
+kept file stays for the instructor. The policy is a list, not a proof: code that
+reaches those tools in a way it does not name could still forge a pass, which is why
+every kept kernel is there to be read, and why a pass from a cell that does odd things
+deserves a look.
+
 The student's own check cell (:func:`check_challenge`) runs ``python -m labs challenge
 check`` in a contained process on the student's machine: there, the code is theirs.
 """
@@ -47,7 +62,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from . import _catalog, sandbox
+from . import _catalog, policy, sandbox
 from .sandbox import Limits
 
 ROOT = _catalog.ROOT
@@ -155,6 +170,7 @@ class Result:
     report: dict = field(default_factory=dict)
     seed: int | None = None
     sandboxed: bool = True
+    held: bool = False
 
     @property
     def correct(self) -> bool:
@@ -169,7 +185,9 @@ class Result:
 
     @property
     def share(self) -> float | None:
-        """The timed share of the bound on a GPU, as the judge computed it (None without)."""
+        """The timed share of the reference time on a GPU (at its measured copy and FMA
+        rates; of the bound at the datasheet's ceilings where none are recorded), as the
+        judge computed it (None without; ``report["share_of"]`` names which)."""
         v = self.report.get("share")
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) \
             and math.isfinite(v) else None
@@ -381,29 +399,52 @@ def _sandbox_reason(name: str, run: sandbox.Run, limits: Limits) -> str:
     return ""
 
 
+def reviewed(name: str, text: str) -> Result | None:
+    """The result of a submission the grader does not run (its Python ``text``): a
+    SyntaxError, or something :func:`exercises.policy.review` holds for review; None
+    when it may run."""
+    try:
+        uses = policy.review(text)
+    except SyntaxError as e:
+        return Result(name, False, f"syntax error at line {e.lineno}: {e.msg}",
+                      "the kernel cell is not valid Python, so it was not run")
+    if uses is None:
+        return None
+    return Result(name, False, f"held for review: uses {uses}", (
+        f"not run: the kernel cell uses {uses}. A kernel needs only numpy, numba, math and "
+        "labs.challenges.harness's load4, store4, WARP and resident_grid; the grader holds "
+        "anything else for the instructor, who has the kept cell"), held=True)
+
+
 def run_check(name: str, source: str, *, limits: Limits | None = None, gpu: bool = False,
               root: pathlib.Path = ROOT, keep: pathlib.Path | None = None,
               engine: Engine | None = None, sandboxed: bool = True, machine: str = "T4",
-              seed: int | None = None) -> Result:
+              seed: int | None = None, review: bool = True) -> Result:
     """Check challenge ``name`` on ``source`` (a submitted cell's text): collect inside
     the sandbox with a fresh random seed, judge outside (see the module's docstring). The
     result's ``report`` is the judge's verdict; ``passed`` is its ``passed``. ``keep``:
-    also write the checked file there. ``sandboxed=False`` (the instructor's
-    ``--no-sandbox``) runs collect in a contained process instead. Never raises for
-    anything the submission does; ValueError when the sandbox cannot start."""
+    also write the checked file there. ``review``: first hold for review what
+    :func:`reviewed` holds (False: the sandbox alone, as the hostile tests try it).
+    ``sandboxed=False`` (the instructor's ``--no-sandbox``) runs collect in a contained
+    process instead. Never raises for anything the submission does; ValueError when the
+    sandbox cannot start."""
     name, limits = _arguments(name, source, limits)
     engine = Engine() if engine is None else engine
     root = pathlib.Path(root)
+    text = module_source(source)
+    if keep is not None:
+        pathlib.Path(keep).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(keep).write_text(text)
+    held = reviewed(name, text) if review else None
+    if held is not None:
+        held.sandboxed = sandboxed
+        return held
     if sandboxed:
         why = sandbox.probe(root, gpu, engine.code, engine.hidden)
         if why:
             raise ValueError(f"sandbox: {why}. Untrusted code is not run without it; "
                              "pass --no-sandbox to run it anyway (recorded in the gradebook)")
     seed = secrets.randbelow(2 ** 63) if seed is None else int(seed)
-    text = module_source(source)
-    if keep is not None:
-        pathlib.Path(keep).parent.mkdir(parents=True, exist_ok=True)
-        pathlib.Path(keep).write_text(text)
     mode = "gpu" if gpu else "sim"
     flags = ["--gpu", "--time"] if gpu else []
     with tempfile.TemporaryDirectory(prefix=f"check-{name}-") as tmp:

@@ -10,7 +10,7 @@ lacks). ``ada`` hands in the book's reference kernels; ``mallory`` hands in a sa
 that prints a forged passing verdict and leaves with status 0, and a fuse cell that
 imports the reference solution and leaves a double-forked ``setsid`` child that keeps
 rewriting the gradebook. The gradebook should give ada her points, with the timed share
-of the bound, and mallory none, and stay as written after ``grade`` returns.
+of the reference time, and mallory none, and stay as written after ``grade`` returns.
 """
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ it. The challenge cell's text (never its outputs) is written to a file, run by t
 challenge's ``collect`` inside a bubblewrap sandbox with a fresh secret seed, and judged
 outside it by a separate trusted process (:mod:`exercises.challenges`,
 :mod:`exercises.sandbox`); the points come from the judge's verdicts (correct outputs, the
-simulator's mechanism counters, with ``--gpu`` the timed share of the bound) and the
-assignment's scoring, computed here. A hang, a crash or a limit reached is a *fail* with
+simulator's mechanism counters, with ``--gpu`` the timed share of the reference time)
+and the assignment's scoring, computed here. A hang, a crash or a limit reached is a *fail* with
 its reason. Without a sandbox the grader refuses to run student code unless told
 ``sandboxed=False`` (``--no-sandbox``), which the gradebook records. This module never
 imports ``labs`` nor the book-building scripts (``pip install .[grader]`` is enough).
@@ -27,13 +27,15 @@ imports ``labs`` nor the book-building scripts (``pip install .[grader]`` is eno
 It writes, under ``--out``:
 
 - ``gradebook.csv``: one row per student and exercise: student, exercise, answer,
-  expected, status, points, out_of, share (a kernel's timed share of the bound, --gpu),
-  counters (a kernel's mechanism counters), checked (``sandbox`` or ``no sandbox``).
-  Status is ``right``, ``close``, ``wrong``, ``invalid`` (not a
-  number, or a notebook that cannot be read), ``missing`` (no answer, no answer cell, no
-  submission) or ``by hand`` (a written exercise: see the rubric); a kernel challenge is
-  ``pass`` or ``fail`` (``missing`` when its cell is gone or is the starter untouched),
-  its answer the path of the extracted cell under ``kernels/``;
+  expected, status, points, out_of, share (a kernel's timed share of the reference
+  time, --gpu), counters (a kernel's mechanism counters), checked (``sandbox``, ``no
+  sandbox``, or ``not run`` for a kernel held for review). Status is ``right``,
+  ``close``, ``wrong``, ``invalid`` (not a number, or a notebook that cannot be read),
+  ``missing`` (no answer, no answer cell, no submission) or ``by hand`` (a written
+  exercise: see the rubric); a kernel challenge is ``pass``, ``partial`` or ``fail``
+  (``missing`` when its cell is gone or is the starter untouched; ``held for review:
+  uses X``, 0 points and never run, when it uses what :mod:`exercises.policy` holds), its
+  answer the path of the extracted cell under ``kernels/``;
 - ``totals.csv``: student, points, out_of, to_grade_by_hand, late;
 - ``grades_wide.csv``: one row per student (the roster's id column, each exercise's
   points, total, out_of, late), for an LMS to import;
@@ -79,7 +81,7 @@ HAND = "hand_scores.csv"
 #: How a kernel challenge's points are shared when the assignment says nothing: ``correct``
 #: is the share for right outputs at every size; the rest comes, on the simulator, from the
 #: mechanism verdict and, with ``--gpu``, from the highest ``shares`` threshold
-#: [share of the bound, share of the rest] the timing reaches.
+#: [share of the reference time, share of the rest] the timing reaches.
 SCORING = {"correct": 0.5, "shares": [[0.25, 0.5], [0.5, 1.0]]}
 
 
@@ -286,14 +288,19 @@ def _grade_kernel(ex: dict, student: str, cells: list[dict], problem: str,
         name, source, limits=kernel.get("limits"), gpu=gpu,
         root=kernel.get("root", _catalog.ROOT), engine=kernel.get("engine"),
         sandboxed=kernel.get("sandboxed", True), machine=kernel.get("machine", "T4"),
-        keep=pathlib.Path(keep) / _safe(student) / f"{name}.py" if keep else None)
+        keep=pathlib.Path(keep) / _safe(student) / f"{name}.py" if keep else None,
+        review=kernel.get("review", True))
     sub.kernels[name] = result
     got = kernel_points(result, points, kernel.get("scoring"), gpu)
     status = "pass" if got >= points else ("partial" if got > 0 else "fail")
     said = {"pass": "Passed", "partial": "Partly passed"}.get(status, f"Failed: {result.reason}")
+    if result.held:  # never run: 0 points, the status says why, the kept cell is the rest
+        return Row(student, name, shown, PASSES, result.reason, 0.0,
+                   f"Held for review ({result.message}).", points, None, "", "not run")
     if result.correct:
         said += ("; mechanism " + ("met" if result.mechanism else "not met")) if not gpu else \
-            (f"; {result.share:.0%} of the bound" if result.share is not None else "; not timed")
+            (f"; {result.share:.0%} of the {result.report.get('share_of') or 'reference time'}"
+             if result.share is not None else "; not timed")
     said += f". {result.message}" if result.message else "."
     said += f" (checked on: {result.device})" if result.device else ""
     return Row(student, name, shown, PASSES, status, round(got, 4), said.strip(), points,
@@ -630,7 +637,7 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
           sandboxed: bool = True, key: bytes | None = None, jobs: int = 1,
           only: str | None = None, hand: str | pathlib.Path | None = None,
           due: str | None = None, submitted: str | pathlib.Path | None = None,
-          machine: str = "T4") -> list[Submission]:
+          machine: str = "T4", review: bool = True) -> list[Submission]:
     """Grade every notebook in ``folder`` (and list the roster's students who handed in
     nothing) and write the files listed in the module's docstring under ``out``.
 
@@ -642,6 +649,8 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     ``hand``: a CSV of scores given by hand, merged into ``<out>/hand_scores.csv``.
     ``due`` (ISO date-time, default the assignment's) and ``submitted`` (a CSV of
     submission times) flag late work. ``log`` hears of each student as they are graded.
+    ``review=False`` runs every kernel cell the sandbox takes, without first holding for
+    review those :mod:`exercises.policy` would (the hostile tests try the sandbox alone).
     ``glued`` is accepted for older callers and unused."""
     if not 0 <= close_points <= 1:
         raise ValueError(f"close_points must be in [0, 1], got {close_points!r}")
@@ -678,6 +687,7 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     old_rows, old_checks = _old_rows(out, only) if only is not None else ([], {})
     kernel = {"limits": limits, "gpu": gpu, "engine": engine, "root": root,
               "keep": out / KERNELS, "sandboxed": sandboxed, "machine": machine,
+              "review": review,
               "scoring": spec.get("scoring")}
     flags = late_flags(due or spec.get("due"), submitted, students)
 

@@ -158,23 +158,81 @@ def test_the_sizes_are_small_odd_and_a_seeded_mid_size():
     assert judge.jittered({"n": 1000}, 8) == {"n": 1063}
 
 
+#: The seed tests/challenge_engine_sim.py checks the wrong saxpy files with.
+SIM_SEED = 11
+
+
+def _saxpy_sim_sizes() -> list[int]:
+    """n of each simulator size of those checks, from saxpy's own CHECK_SIZES."""
+    from labs.challenges import saxpy
+
+    return [s["n"] for s in saxpy.CHECK_SIZES["sim"](SIM_SEED)]
+
+
 def test_a_truncated_grid_a_missing_bounds_check_and_a_hard_coded_grid_fail(sim):
     assert sim["file/right"]["passed"], sim["file/right"]["messages"]
+    small, mid = _saxpy_sim_sizes()
+    assert small % 256 and mid > 4 * 256  # what makes each wrong grid show
     t = sim["file/truncated"]
-    # n = 333 with 256 threads a block: x.size // threads = 1 block, out[256] never written
-    assert not t["passed"] and t["first_wrong"].startswith("at n = 333: out[256] = nan")
+    # x.size // 256 whole blocks cover 256 * (small // 256) elements; the next is never written
+    first = 256 * (small // 256)
+    assert not t["passed"] and t["first_wrong"].startswith(f"at n = {small}: out[{first}] = nan")
     u = sim["file/unbounded"]
     assert not u["passed"] and "out of bounds" in u["first_wrong"]
     assert "if i < x.size" in u["first_wrong"]
     h = sim["file/hardcoded"]  # 4 blocks of 256 cover 1024 elements; the mid size is more
-    assert not h["passed"] and "out[1024] = nan" in h["first_wrong"]
+    assert not h["passed"] and h["first_wrong"].startswith(f"at n = {mid}: out[1024] = nan")
 
 
 def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
     r = sim["file/host"]
     assert not r["passed"] and "work done outside a kernel" in r["first_wrong"]
     assert "copy_to_host" in r["first_wrong"]
-    assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == 333 * 4
+    # the first copy refused: x (float32, 4 bytes an element) at the first size
+    assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == _saxpy_sim_sizes()[0] * 4
+
+
+def test_each_output_is_the_head_of_a_buffer_whose_canary_shows_an_overhang():
+    from labs.challenges import collect
+
+    # a 2-D output of 3 x 5 floats: 15 elements, then the pad, every byte 0xA5
+    buffer, out = collect.padded((3, 5), np.float32)
+    assert out.shape == (3, 5) and np.isnan(out).all()
+    assert buffer.size == 15 + collect.PAD and collect.PAD >= 1024  # a block's threads
+    assert (buffer[15:].view(np.uint8) == 0xA5).all()
+    out[:] = 1.0  # every element written: the pad is untouched
+    assert collect.overrun("y", buffer[15:]) is None
+    collect.overruns({"y": (buffer, 15)})
+    # what a GPU lets a kernel without a bounds check do: the last block's extra threads
+    # write the elements after the end (the simulator stops at the first such index)
+    buffer[15:15 + 17] = 2.0
+    said = collect.overrun("y", buffer[15:])
+    assert said == ("wrote past the end of y (the last block overhangs it, so each thread "
+                    "must check its index (if i < x.size))")
+    with pytest.raises(collect.Overrun, match="past the end of y"):
+        collect.overruns({"y": (buffer, 15)})
+    # one changed byte at the far end of the pad is enough
+    buffer, out = collect.padded((999,), np.float32)
+    buffer.view(np.uint8)[-1] = 0
+    with pytest.raises(collect.Overrun):
+        collect.overruns({"out": (buffer, 999)})
+    # the simulator's out-of-bounds error leads to the same words
+    sim_said = collect._error(IndexError("index 1024 is out of bounds for axis 0 with "
+                                         "size 999"), None)
+    assert "the last block overhangs it" in sim_said and "if i < x.size" in sim_said
+    assert collect._error(collect.Overrun(said), None) == said
+
+
+def test_a_gpu_overrun_recorded_by_collect_fails_the_verdict():
+    spec = ch.challenge("saxpy")
+    sizes = judge.check_sizes(spec, "gpu", 5)
+    why = "wrote past the end of out (the last block overhangs it, ...)"
+    meta = {"challenge": "saxpy", "seed": 5, "mode": "gpu", "sizes": sizes, "counters": {},
+            "launches": 1, "host_transfers": [], "device": "GPU",
+            "errors": {str(k): why for k in range(len(sizes))}}
+    v = judge.judge("saxpy", {"meta": meta}, 5, mode="gpu")
+    assert not v["passed"] and not v["correct"]
+    assert v["first_wrong"] == f"at n = {sizes[0]['n']}: {why}"
 
 
 # ------------------------------------------------------------------ collect and judge
@@ -280,6 +338,105 @@ def test_a_missing_or_broken_file_is_named_without_its_folder(tmp_path):
     assert "no such file: gone.py" in repr(ch.check("saxpy", tmp_path / "gone.py", seed=3))
 
 
+# ------------------------------------------------- large outputs: a seeded sample
+
+def test_a_large_output_is_sampled_at_both_ends_and_positions_drawn_from_the_seed():
+    assert judge.sample_positions(2 ** 20, 3, 2, "out") is None  # 4 MiB of floats: whole
+    n = 2 ** 24
+    pos = judge.sample_positions(n, 3, 2, "out")
+    assert pos.dtype == np.int64 and (np.diff(pos) > 0).all()  # sorted, distinct
+    assert pos[0] == 0 and pos[-1] == n - 1
+    assert set(range(4096)) <= set(pos[:4096].tolist())
+    assert set(range(n - 4096, n)) <= set(pos[-4096:].tolist())
+    # 8,192 at the ends and 65,536 drawn, a few of them twice (2**16 draws of 2**24: the
+    # expected repeats are about 2**32 / 2**25 = 128)
+    assert 8192 + 65536 - 1000 < pos.size <= 8192 + 65536
+    assert np.array_equal(pos, judge.sample_positions(n, 3, 2, "out"))
+    assert not np.array_equal(pos, judge.sample_positions(n, 4, 2, "out"))
+    assert not np.array_equal(pos, judge.sample_positions(n, 3, 2, "y"))
+    # values and positions together: far below the grader's 64 MiB (the whole output,
+    # 2**24 float32, is 64 MiB by itself)
+    assert pos.size * (4 + 8) < 2 ** 20
+
+
+def _gpu_file(seed: int) -> tuple[dict, dict, np.ndarray]:
+    """A right GPU-mode file for saxpy (out = 2.5 x + y, computed here), its timing size
+    sampled as collect samples it; and the whole right output at that size."""
+    spec = ch.challenge("saxpy")
+    sizes = judge.check_sizes(spec, "gpu", seed)
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for k, size in enumerate(sizes):
+        x, y = rng.random(size["n"], dtype=np.float32), rng.random(size["n"], dtype=np.float32)
+        out = np.float32(2.5) * x + y
+        pos = judge.sample_positions(out.size, seed, k, "out")
+        if pos is None:
+            arrays[f"out{k}_out"] = out
+        else:
+            arrays[f"out{k}_out"], arrays[f"idx{k}_out"] = out[pos], pos
+    meta = {"challenge": "saxpy", "seed": seed, "mode": "gpu", "sizes": sizes, "counters": {},
+            "launches": 1, "host_transfers": [], "errors": {}, "device": "GPU"}
+    return arrays, meta, out
+
+
+def test_the_judge_compares_a_sampled_output_at_its_positions(tmp_path):
+    from labs.challenges import collect
+
+    arrays, meta, whole = _gpu_file(9)
+    assert meta["sizes"][-1]["n"] > judge.SAMPLE_ABOVE and "idx2_out" in arrays
+    assert "idx0_out" not in arrays and "idx1_out" not in arrays  # small sizes whole
+    path = collect.write(tmp_path / "gpu.npz", arrays, meta)
+    assert path.stat().st_size < 2 ** 20
+    v = judge.judge("saxpy", path, 9, mode="gpu")
+    assert v["correct"], v["first_wrong"]
+    # one wrong value at a sampled position: named by its index in the whole output
+    pos = arrays["idx2_out"]
+    bad = dict(arrays, out2_out=arrays["out2_out"].copy())
+    bad["out2_out"][100] = np.nan
+    v = judge.judge("saxpy", {**bad, "meta": meta}, 9, mode="gpu")
+    n = meta["sizes"][-1]["n"]
+    assert not v["correct"] and v["first_wrong"].startswith(
+        f"at n = {n}: out[{pos[100]}] = nan, expected {float(whole[pos[100]]):.9g}")
+    assert f"1 of {pos.size:,} sampled elements (of {n:,})" in v["first_wrong"]
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda a, w: a.update(idx2_out=a["idx2_out"] + 1), "not the positions the check samples"),
+    (lambda a, w: a.pop("idx2_out"), "lacks idx2_out"),
+    (lambda a, w: a.update(out2_out=w), "of shape"),
+    (lambda a, w: a.update(idx0_out=np.arange(3)), "entries the check does not make"),
+])
+def test_a_sample_at_other_positions_or_without_them_fails(change, says):
+    arrays, meta, whole = _gpu_file(9)
+    change(arrays, whole)
+    v = judge.judge("saxpy", {**arrays, "meta": meta}, 9, mode="gpu")
+    assert not v["passed"] and says in v["first_wrong"], v["first_wrong"]
+
+
+def test_collect_writes_the_sample_the_judge_reads(tmp_path, monkeypatch):
+    # the simulator's sizes made "large" (above 500 elements) in both processes
+    small = dict(SAMPLE_ABOVE=500, SAMPLE_EDGE=16, SAMPLE_DRAWN=64)
+    out = tmp_path / "s.npz"
+    code = ("import sys; import labs.challenges.judge as j; "
+            f"[setattr(j, k, v) for k, v in {small!r}.items()]; "
+            "from labs.challenges.collect import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([PY, "-c", code, "saxpy", str(ch.HERE / "solutions" / "saxpy.py"),
+                           "--seed", "7", "--out", str(out), "--no-compile"],
+                          capture_output=True, text=True, env=SIM, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for k, v in small.items():
+        monkeypatch.setattr(judge, k, v)
+    sizes = judge.check_sizes(ch.challenge("saxpy"), "sim", 7)
+    with np.load(out) as z:
+        for k, size in enumerate(sizes):
+            assert np.array_equal(z[f"idx{k}_out"], judge.sample_positions(size["n"], 7, k,
+                                                                          "out"))
+            assert z[f"out{k}_out"].shape == z[f"idx{k}_out"].shape
+            assert z[f"idx{k}_out"].size < size["n"]
+    v = judge.judge("saxpy", out, 7)
+    assert v["correct"] and v["passed"], v["messages"]
+
+
 # ------------------------------------------------------------------------ the estimate
 
 def test_the_estimate_is_the_slowest_roof_by_hand():
@@ -338,23 +495,12 @@ def _nvvm() -> bool:
     return proc.returncode == 0
 
 
-NON_LITERAL = '''from numba import cuda, float32
-
-TILE = 32
-
-
-@cuda.jit
-def transpose(x, out, n):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
-    col, row = cuda.grid(2)
-    if row < n and col < n:
-        tile[cuda.threadIdx.y, cuda.threadIdx.x] = x[row * n + col]
-        out[col * n + row] = tile[cuda.threadIdx.y, cuda.threadIdx.x]
-
-
-def launch(x, out, n):
-    transpose[((n + 31) // 32, (n + 31) // 32), (32, 32)](x, out, n)
-'''
+#: The statement's padded-tile transpose (the textbook solution) with its shared array's
+#: shape written as arithmetic on a module constant: the simulator runs it, a GPU cannot
+#: compile it.
+LITERAL = (ch.HERE / "textbooks" / "transpose.py").read_text()
+NON_LITERAL = LITERAL.replace("cuda.shared.array((32, 33), float32)",
+                              "cuda.shared.array((TILE, TILE + 1), float32)")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba missing")
@@ -362,6 +508,7 @@ def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
     if not _nvvm():
         pytest.skip("no NVVM here (pip's nvidia-cuda-nvcc-cu12): the compile is skipped")
     mine = tmp_path / "mine.py"
+    assert NON_LITERAL != LITERAL and "TILE = 32" in NON_LITERAL  # the edit took
     mine.write_text(NON_LITERAL)
     proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
                            "--json", "--seed", "2"], capture_output=True, text=True,
@@ -372,7 +519,7 @@ def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
     assert "cuda.shared.array needs a shape of integer constants" in v["message"]
     assert "Traceback" not in proc.stdout and "UniTuple" not in v["message"]
     # the same kernel with a literal shape compiles, and passes
-    mine.write_text(NON_LITERAL.replace("(TILE, TILE + 1)", "(32, 33)"))
+    mine.write_text(LITERAL)
     proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "transpose", str(mine),
                            "--json", "--seed", "2"], capture_output=True, text=True,
                           env=SIM, cwd=ROOT, timeout=600)
@@ -392,16 +539,38 @@ def test_hints_for_numbas_common_errors():
     assert hint("something else entirely") is None
 
 
-def test_milestones_place_the_students_share_on_the_ladder():
+def _half_the_h200_reference(n: int) -> tuple[float, dict]:
+    """A time of saxpy at n on the H200 at half its reference speed, and its verdict."""
+    from labs.challenges import verdict
+    from perfmodel import ops
+
+    roofs = verdict.roofs("NVIDIA H200")
+    seconds = 2 * ops.saxpy(n).bytes / roofs.bandwidth("dram")  # memory-bound: D / B
+    return seconds, verdict.verdict(ops.saxpy(n), seconds, roofs)
+
+
+def test_a_timed_share_is_shown_beside_the_milestones(monkeypatch):
     from types import SimpleNamespace
 
-    from labs.challenges.verdict import milestones
+    from labs.challenges import harness
+    from labs.challenges.milestones import ladder_text
 
-    spec = SimpleNamespace(MILESTONES=[
-        {"what": "reference", "share": 0.87, "closes": "prefetching, chapter 7"},
-        {"what": "textbook solution", "share": 0.58}])
-    assert milestones(spec, 0.54) == ("milestones, as shares of the bound: your kernel: 54%; "
-                                      "textbook solution: 58%; reference (prefetching, "
-                                      "chapter 7): 87%")
-    assert milestones(SimpleNamespace(), 0.5) == ""
-    assert ch.textbook("saxpy") is None or hasattr(ch.textbook("saxpy"), "launch")
+    # the judge of a timed GPU file: the share, and the recorded ladder with it placed
+    arrays, meta, _ = _gpu_file(9)
+    seconds, v = _half_the_h200_reference(meta["sizes"][-1]["n"])
+    meta.update(seconds=[seconds], device="NVIDIA H200")
+    got = judge.judge("saxpy", {**arrays, "meta": meta}, 9, mode="gpu")
+    assert got["passed"] and got["share"] == pytest.approx(0.5)
+    assert any(ladder_text("saxpy", got["share"]) in m for m in got["messages"])
+    assert "0.50  yours   <--" in judge.text(got)
+    # ch.time: the harness's timing, then the ladder; shown once, as text
+    monkeypatch.setattr(harness, "time_submission", lambda *a, **k: {
+        "challenge": "saxpy", "device": "NVIDIA H200", "passed": True,
+        "message": v["reason"], "verdict": v})
+    timed = ch.time("saxpy", SimpleNamespace())
+    assert timed["milestones"] == ladder_text("saxpy", 0.5)
+    text = repr(timed)
+    assert text == str(timed) and text.startswith("saxpy: PASSED on NVIDIA H200")
+    assert v["reason"] in text and "0.50  yours   <--" in text
+    assert text.count("milestones on the H200") == 1
+    assert hasattr(ch.textbook("saxpy"), "launch")

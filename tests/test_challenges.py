@@ -156,7 +156,7 @@ def test_timing_pipeline_judges_against_the_bound(sim):
     """time_submission end to end under the simulator with a stand-in clock and roofs."""
     ok = sim["timed/plausible"]
     assert ok["passed"] and ok["limit"] == "memory" and ok["share"] == pytest.approx(0.8)
-    assert ok["message"].startswith("80% of the bound")
+    assert ok["message"].startswith("80% of the reference time")
     assert sim["timed/compute"]["limit"] == "compute"
     assert sim["timed/compute"]["share"] == pytest.approx(0.5)
     bad = sim["timed/impossible"]
@@ -194,7 +194,16 @@ def test_memory_bound_verdict_names_memory_and_the_share():
     v = verdict.verdict(op, 2e-3, FAKE)
     assert v["accepted"] and v["limit"] == "memory"
     assert v["bound_s"] == pytest.approx(1e-3) and v["share"] == pytest.approx(0.5)
-    assert "50% of the bound" in v["reason"] and "memory (D / B)" in v["reason"]
+    assert "50% of the reference time" in v["reason"] and "memory (D / B)" in v["reason"]
+    assert "(the measured copy and FMA rates)" in v["reason"]
+    # only datasheet ceilings are bounds: the same time against the T4's datasheet figures
+    t4 = machines.get("T4")
+    assert not t4.measured
+    bound = max(op.flops / t4.peak_flops("fp32"), op.bytes / t4.bandwidth("dram"))
+    d = verdict.verdict(op, 2 * bound, t4)
+    assert d["reason"].startswith("50% of the bound") and d["term"] == "bound"
+    assert "(the datasheet's ceilings)" in d["reason"]
+    assert "reference time" not in d["reason"] + verdict.describe(d)
 
 
 def test_compute_bound_verdict_names_compute():
@@ -307,6 +316,13 @@ def test_show_displays_the_starter_source_itself():
     html = view._repr_html_()
     assert "out[i] = ..." in html and "<script" not in html and "``" not in html
     assert "reference" not in view.source.lower()
+    # the page's view: no title of its own (the chapter's heading is the one), the how-to
+    # as a code block, and the starter's own verdict from the simulator
+    title = ch.challenge("saxpy").TITLE
+    assert title not in md and title not in html and title not in str(view)
+    assert "```python\nimport labs.challenges as ch\nch.write_starter('saxpy')" in md
+    assert "checked on a CPU" in md and "```text\nsaxpy: " in md
+    assert "saxpy: FAILED" in view.verdict or "saxpy: BROKEN" in view.verdict
     with pytest.raises(ValueError, match="challenge must be one of"):
         ch.show("nope")
 

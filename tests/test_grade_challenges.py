@@ -90,8 +90,10 @@ def graded(assigned, tmp_path_factory):
         (subs / f"{student}.ipynb").write_text(json.dumps(nb))
     out = tmp_path_factory.mktemp("grades")
     heard: list[str] = []
+    # review=False: these kernels are run, to try the sandbox and the limits behind the
+    # policy that would hold several of them unrun (tests of it: test_the_policy_*)
     result = grade(assigned, subs, out, limits=Limits(wall_s=WALL_S, memory_bytes=MEMORY),
-                   checker=CHECKER, engine=ENGINE, log=heard.append)
+                   checker=CHECKER, engine=ENGINE, log=heard.append, review=False)
     with open(out / "gradebook.csv", newline="") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
     return out, result, rows, heard
@@ -387,3 +389,57 @@ def test_challenges_beside_exercises_keep_the_answers_check_last(tmp_path):
     assert f"[{PLAIN!r}]" in "".join(nb["cells"][-1]["source"])   # numeric ids only
     intro = "".join(_cells(nb, "intro")[0]["source"])
     assert "1 numeric and 0 written question(s) and 1 kernel challenge(s)" in intro
+
+
+# --- The policy: what the grader runs at all ------------------------------------------------
+
+def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
+    from exercises import policy
+
+    honest = ("from __future__ import annotations\nimport math\nimport numpy as np\n"
+              "import numba.cuda\nfrom numba import cuda, float32\n"
+              "from labs.challenges.harness import load4, store4, WARP, resident_grid\n"
+              "x = np.zeros(4, np.float32)\n")
+    assert policy.review(honest) is None
+    for source, uses in [
+            ("import os\n", "import os"),
+            ("import numpy, socket\n", "import socket"),
+            ("from labs.challenges.harness import Tally\n",
+             "from labs.challenges.harness import Tally"),
+            ("from labs.challenges import judge\n", "from labs.challenges import ..."),
+            ("from . import x\n", "a relative import (from .)"),
+            ("f = open\n", "open"), ("eval('1')\n", "eval"), ("exec('1')\n", "exec"),
+            ("compile('1', 'f', 'eval')\n", "compile"), ("g = globals()\n", "globals"),
+            ("getattr(np, 'sa' + 'vez')\n", "getattr"),
+            ("import numpy as np\nnp.savez('f', x=1)\n", "np.savez"),
+            ("import numpy as np\nnp.zeros(3).tofile('f')\n", "np.zeros(3).tofile"),
+            ("import numpy as np\nnp.lib.npyio._savez\n", "np.lib.npyio._savez"),
+            ("def f():\n    pass\nf.__globals__\n", "f.__globals__"),
+            ("import numpy as np\nnp.os\n", "np.os")]:
+        assert policy.review(source) == uses, source
+    with pytest.raises(SyntaxError):
+        policy.review("def f(:\n")
+
+
+def test_the_policy_passes_every_starter_and_self_contained_solution():
+    """The book's own kernels import only what the policy allows (the regroup solution and
+    textbook are built from the starter by import: not cells a student hands in)."""
+    from exercises import policy
+
+    folder = ROOT / "labs" / "challenges"
+    files = [p for d in ("starters", "solutions", "textbooks") for p in (folder / d).glob("*.py")
+             if p.name != "__init__.py"]
+    assert len(files) == 24
+    held = {f"{p.parent.name}/{p.stem}": policy.review(p.read_text()) for p in files}
+    assert {k for k, v in held.items() if v} == {"solutions/regroup", "textbooks/regroup"}
+
+
+def test_a_held_or_unparsable_cell_is_not_run():
+    # a checker that cannot start: were the cell run, the result would say so
+    nowhere = challenges.Engine(collect=("-c", "raise SystemExit(3)"))
+    held = challenges.run_check("vadd", "import os\n" + double.REFERENCE, engine=nowhere,
+                                sandboxed=False)
+    assert held.held and not held.passed and held.reason == "held for review: uses import os"
+    assert "not run" in held.message
+    broken = challenges.run_check("vadd", "def f(:\n", engine=nowhere, sandboxed=False)
+    assert not broken.held and broken.reason.startswith("syntax error at line 1")

@@ -7,6 +7,10 @@ Most hostile cells are built so that they could only earn points if their attack
 they define the right kernel only after the forbidden read, write, import or connection
 succeeded, and the starter's (wrong) kernel otherwise. One honest student shows that the
 same set-up does give points for a right kernel.
+
+The sandbox is tried alone (``review=False``): the policy that holds most of these cells
+unrun before any sandbox starts (:mod:`exercises.policy`) is tried by the tests at the
+end, with the two forgeries the sandbox alone cannot stop.
 """
 from __future__ import annotations
 
@@ -26,7 +30,9 @@ from exercises.challenges import Limits, marker
 from exercises.grade import grade
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MARK = "hostile-marker-7c1e"          # in the command line of anything a submission leaves
+#: In the command line of anything a submission leaves; one per test process, so that a
+#: second pytest-xdist worker grading the same cells is not taken for a survivor.
+MARK = f"hostile-marker-7c1e-{os.getpid()}"
 pytestmark = pytest.mark.skipif(bool(sandbox.probe(ROOT)),
                                 reason=f"no sandbox here: {sandbox.probe(ROOT)}")
 
@@ -121,6 +127,20 @@ def _alive(mark: str) -> list[str]:
     return left
 
 
+def _submit(assignment: pathlib.Path, bodies: dict[str, str],
+            subs: pathlib.Path) -> pathlib.Path:
+    """Each student's assignment notebook with ``bodies[student]`` as its saxpy cell, in
+    ``subs``."""
+    subs.mkdir()
+    for student, body in bodies.items():
+        nb = json.loads((assignment / f"{student}.ipynb").read_text())
+        for c in nb["cells"]:
+            if c["metadata"].get("exercises", {}).get("role") == "challenge":
+                c["source"] = f"{marker('saxpy')}\n{body}"
+        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    return subs
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
@@ -133,20 +153,13 @@ def hostile(tmp_path_factory):
     assign("hwh", paths["assignment"], kernels=["saxpy"], students=list(bodies))
     (paths["kept"] / "alice").mkdir(parents=True)                 # an earlier student's
     (paths["kept"] / "alice" / "saxpy.py").write_text(HONEST)
-    subs = tmp / "submissions"
-    subs.mkdir()
-    for student, body in bodies.items():
-        nb = json.loads((paths["assignment"] / f"{student}.ipynb").read_text())
-        for c in nb["cells"]:
-            if c["metadata"].get("exercises", {}).get("role") == "challenge":
-                c["source"] = f"{marker('saxpy')}\n{body}"
-        (subs / f"{student}.ipynb").write_text(json.dumps(nb))
+    subs = _submit(paths["assignment"], bodies, tmp / "submissions")
     watched = [ROOT / d for d in ("labs", "perfmodel", "exercises", "tests", "scripts")] + \
         [paths["assignment"], subs, paths["key"].parent, paths["kept"] / "alice"]
     before = _digest(*watched)
     t0 = time.monotonic()
     grade(paths["assignment"], subs, paths["out"], jobs=2,
-          limits=Limits(wall_s=25, cpu_s=25, memory_bytes=4 * 2 ** 30))
+          limits=Limits(wall_s=25, cpu_s=25, memory_bytes=4 * 2 ** 30), review=False)
     took = time.monotonic() - t0
     just_after = _digest(paths["out"])
     time.sleep(3)                       # what a left-behind process would do, it does now
@@ -201,3 +214,99 @@ def test_the_grader_records_how_it_graded(hostile):
     info = json.loads((hostile["paths"]["out"] / "grading.json").read_text())
     assert info["sandboxed"] is True and info["jobs"] == 2
     assert hostile["took"] < 240                            # two at a time, bounded
+
+
+# --- The policy in front of the sandbox ----------------------------------------------------
+
+#: Writes the result file itself, from the path and seed on collect's command line, with
+#: the right outputs the book's judge computes from the seed and counters that meet the
+#: target, then leaves before collect can write its own: inside the sandbox, a pass.
+SAVEZ_FORGER = '''import json
+import os
+import sys
+
+import numpy as np
+
+from labs.challenges import challenge, judge
+
+argv = sys.argv
+seed, out = int(argv[argv.index("--seed") + 1]), argv[argv.index("--out") + 1]
+ch = challenge("saxpy")
+sizes = judge.check_sizes(ch, "sim", seed)
+arrays = {judge.key(k, "out"): ch.expected(inp)["out"]
+          for k, inp in enumerate(judge.all_inputs(ch, sizes, seed))}
+counters = {"sectors.x.load": 1.0, "sectors.y.load": 1.0, "sectors.out.store": 1.0}
+meta = {"challenge": "saxpy", "seed": seed, "mode": "sim", "sizes": sizes,
+        "counters": counters, "launches": 1, "host_transfers": [], "errors": {},
+        "device": "CUDA simulator"}
+np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
+os._exit(0)
+'''
+#: The same reach for the process through __import__, with nothing imported by name.
+IMPORT_OS = "__import__('os')._exit(0)\n" + HONEST
+
+
+def test_without_the_policy_a_forged_result_file_passes_the_sandbox():
+    """What the sandbox alone cannot stop, and why the policy is there (the module
+    docstring of exercises.challenges says so): code in collect's process writes the file
+    the grader reads."""
+    from exercises.challenges import run_check
+
+    got = run_check("saxpy", SAVEZ_FORGER, limits=Limits(wall_s=25, cpu_s=25), review=False)
+    assert got.passed, (got.reason, got.message)
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory):
+    """The forgeries, a few hostile cells of the first set and the honest kernels, graded
+    as an instructor grades (the policy on)."""
+    import inspect
+
+    from labs.challenges import reference
+
+    tmp = tmp_path_factory.mktemp("reviewed")
+    bodies = {"savez": SAVEZ_FORGER, "importer": IMPORT_OS, "honest": HONEST,
+              "ref": inspect.getsource(reference("saxpy")),
+              "broken": HONEST.replace("def launch(a, x, y, out):", "def launch(a, x, y, out)")}
+    paths = {"key": tmp / "config" / "k.key", "assignment": tmp / "hw", "out": tmp / "grades",
+             "canary": tmp / "canary"}
+    paths["key"].parent.mkdir()
+    paths["key"].write_text("00" * 32 + "\n")
+    paths["kept"] = paths["out"] / "kernels"
+    for student in ("forger", "thief", "ghost", "flood"):
+        bodies[student] = _hostile(paths)[student]
+    assign("hwr", paths["assignment"], kernels=["saxpy"], students=list(bodies))
+    subs = _submit(paths["assignment"], bodies, tmp / "submissions")
+    grade(paths["assignment"], subs, paths["out"], jobs=2,
+          limits=Limits(wall_s=25, cpu_s=25, memory_bytes=4 * 2 ** 30))
+    with open(paths["out"] / "gradebook.csv", newline="") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    yield {"rows": rows, "bodies": bodies, "out": paths["out"]}
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("student, uses", [
+    ("savez", "import json"), ("importer", "__import__('os')._exit"), ("forger", "import json"),
+    ("thief", "from labs.challenges.solutions.saxpy import ..."), ("ghost", "import os"),
+    ("flood", "import sys")])
+def test_the_policy_holds_each_forgery_for_review_unrun(reviewed, student, uses):
+    r = reviewed["rows"][student]
+    assert (r["status"], r["points"]) == (f"held for review: uses {uses}", "0"), r
+    assert r["checked"] == "not run"
+    # the kept cell stays for the instructor, and the feedback says why
+    kept = reviewed["out"] / "kernels" / student / "saxpy.py"
+    assert kept.read_text().strip() == f"{marker('saxpy')}\n{reviewed['bodies'][student]}".strip()
+    feedback = (reviewed["out"] / "feedback" / f"{student}.md").read_text()
+    assert "Held for review" in feedback and "not run" in feedback
+
+
+def test_the_honest_kernels_pass_with_the_policy_on(reviewed):
+    for student in ("honest", "ref"):
+        r = reviewed["rows"][student]
+        assert (r["status"], r["points"], r["checked"]) == ("pass", "1", "sandbox"), r
+
+
+def test_a_cell_that_does_not_parse_is_a_syntax_error(reviewed):
+    r = reviewed["rows"]["broken"]
+    assert r["status"] == "fail" and r["points"] == "0", r
+    assert "syntax error at line" in (reviewed["out"] / "feedback" / "broken.md").read_text()

@@ -1,5 +1,6 @@
 """Kernel challenges ("Your turn"): a kernel to fix or write, checked against numpy and,
-on a GPU, timed against its bound on that GPU.
+on a GPU, timed against the model's time on that GPU (the reference time at its measured
+copy and FMA rates where they are recorded, else the bound at the datasheet's ceilings).
 
 Each challenge is three small modules: ``labs/challenges/<name>.py`` (the statement a
 student reads, the operation's model counts, the inputs and the numpy reference),
@@ -7,13 +8,13 @@ student reads, the operation's model counts, the inputs and the numpy reference)
 edits) and ``labs/challenges/solutions/<name>.py`` (the reference solution, with the
 starter's names; the book never shows it, and a student edition can leave the folder
 out). The shared machinery is in :mod:`labs.challenges.harness` (check, timing) and
-:mod:`labs.challenges.verdict` (the bound and what it refuses).
+:mod:`labs.challenges.verdict` (the reference time and what it refuses).
 
 >>> import labs.challenges as ch
 >>> ch.show("saxpy")                    # the statement, the starter's source, how to check
 >>> ch.check("saxpy", "my_saxpy.py")    # or a module; simulator without a GPU: correct at
 ...                                      # several sizes, mechanism counters, estimate
->>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, bound, share, limiting term
+>>> ch.time("saxpy", "my_saxpy.py")     # GPU only: time, reference, share, milestones
 
 Command line: ``python -m labs challenge list | check NAME FILE.py [--json] [--seed S]
 [--machine T4] | time NAME [FILE.py | --reference] [--quick] | starter NAME``.
@@ -30,9 +31,10 @@ named):
   (:mod:`labs.challenges.counters` lists them); default: no target.
 - ``CHECK_SIZES``: ``{"sim": [...], "gpu": [...]}``, keyword sizes (or a function of the
   seed returning them); default: :func:`labs.challenges.judge.check_sizes`'s.
-- ``MILESTONES``: ``[{"what", "share", "closes"?}, ...]`` measured shares of the bound a
-  timing is read against (:func:`labs.challenges.verdict.milestones`); default: none.
-- a textbook solution, ``solutions/<name>_textbook.py`` (:func:`textbook`).
+- ``MILESTONES``: ``((kernel label, what it does), ...)``, the rungs a timing is read
+  against, their shares read from the recorded run (:mod:`labs.challenges.milestones`);
+  default: none.
+- a textbook solution, ``textbooks/<name>.py`` (:func:`textbook`).
 """
 from __future__ import annotations
 
@@ -66,12 +68,12 @@ def reference(name: str) -> ModuleType:
 
 
 def textbook(name: str) -> ModuleType | None:
-    """The textbook solution's module, ``labs/challenges/solutions/<name>_textbook.py``
-    (what the statement describes, no more), or None where the challenge has none."""
+    """The textbook solution's module, ``labs/challenges/textbooks/<name>.py`` (what the
+    statement describes, no more), or None where the challenge has none."""
     challenge(name)
-    if not (HERE / "solutions" / f"{name}_textbook.py").exists():
+    if not (HERE / "textbooks" / f"{name}.py").exists():
         return None
-    return importlib.import_module(f"labs.challenges.solutions.{name}_textbook")
+    return importlib.import_module(f"labs.challenges.textbooks.{name}")
 
 
 def starter_path(name: str) -> pathlib.Path:
@@ -179,14 +181,35 @@ def check(name: str, submission=None, seed: int | None = None, machine: str = "T
     return v
 
 
-def time(name: str, submission=None, quick: bool = False, prepared=None) -> dict:
-    """GPU only: check, time and judge a submission against the bound on this GPU
-    (``prepared``: inputs and expected outputs from :func:`labs.challenges.harness.prepare`,
-    to time several submissions on the same data)."""
-    from .harness import time_submission
+class Timed(dict):
+    """A timing's result (:func:`labs.challenges.harness.time_submission`'s dict, plus
+    ``milestones``: :func:`labs.challenges.milestones.ladder_text` with the share placed
+    on it). Its repr is the text ``python -m labs challenge time`` prints, so a notebook
+    cell ending in ``time(...)`` shows it once."""
 
-    return time_submission(challenge(name), _submission(name, submission), quick=quick,
-                           prepared=prepared)
+    def __repr__(self) -> str:
+        from .verdict import timed_text
+
+        return timed_text(self)
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's plain-text display
+        p.text(repr(self))
+
+
+def time(name: str, submission=None, quick: bool = False, prepared=None) -> Timed:
+    """GPU only: check, time and judge a submission on this GPU, its share beside the
+    challenge's milestones (``prepared``: inputs and expected outputs from
+    :func:`labs.challenges.harness.prepare`, to time several submissions on the same
+    data)."""
+    from .harness import time_submission
+    from .milestones import ladder_text
+
+    result = Timed(time_submission(challenge(name), _submission(name, submission),
+                                   quick=quick, prepared=prepared))
+    result["milestones"] = ladder_text(name, (result.get("verdict") or {}).get("share"))
+    return result
 
 
 def kernel_source(name: str) -> str:
@@ -197,12 +220,13 @@ def kernel_source(name: str) -> str:
 
 def model_line(name: str, gpu: str | None = None) -> str:
     """What the model counts for the challenge at its full size (perfmodel's FLOPs and
-    DRAM bytes) and the bound on ``gpu`` (its measured roofs where recorded; default: the
-    GPU in hand, else the H200), in words."""
+    DRAM bytes) and its time on ``gpu`` (default: the GPU in hand, else the H200), in
+    words: the reference time at the measured copy and FMA rates where they are recorded,
+    else the bound at the datasheet's ceilings."""
     from perfmodel import units
 
     from ..gpu import has_cuda
-    from .verdict import roofs
+    from .verdict import RATES, roofs, time_name
 
     if gpu is None:
         gpu = "NVIDIA H200"
@@ -219,8 +243,8 @@ def model_line(name: str, gpu: str | None = None) -> str:
     shown = ", ".join(f"{k} = {units.count(v)}" for k, v in size.items())
     return (f"The model, at the timed size ({shown}): {units.si(op.flops, 'FLOP')} and "
             f"{units.nbytes(op.bytes)} of DRAM traffic, {units.number(op.intensity)} "
-            f"FLOP/byte; on the {m.name} the bound max(F/P, D/B) is "
-            f"{units.seconds(max(compute, memory))}, "
+            f"FLOP/byte; on the {m.name} the {time_name(m)} max(F/P, D/B) at "
+            f"{RATES[bool(m.measured)]} is {units.seconds(max(compute, memory))}, "
             f"{'memory' if memory >= compute else 'compute'}-bound.")
 
 
@@ -233,49 +257,11 @@ def write_starter(name: str, path: str | pathlib.Path | None = None) -> pathlib.
     return path
 
 
-class ChallengeView:
-    """What a chapter's "Your turn" cell shows: the statement, the starting kernel's
-    source and how to check it (plain text, markdown and HTML)."""
+def show(name: str, gpu: str | None = None, verdict: bool = True):
+    """What a chapter's "Your turn" cell ends with: :func:`labs.challenges.page.show`'s
+    view (the statement, the starter's source, the model's counts and time on ``gpu``,
+    the milestones, how to work on it as a code block, and with ``verdict`` the starter's
+    own verdict on a CPU; no title, the chapter's heading is it)."""
+    from .page import show as page_show
 
-    def __init__(self, name: str, gpu: str | None = None):
-        self.name = name
-        ch = challenge(name)
-        self.title = ch.TITLE
-        paragraphs = inspect.cleandoc(ch.__doc__ or "").split("\n\n")
-        # (the sizes and the T4 estimate are for developers; the model line says the size)
-        self.statement = "\n\n".join(p for p in paragraphs if not p.startswith("Sizes:"))
-        self.source = kernel_source(name)
-        self.model = model_line(name, gpu)
-        self.how = (f"Copy the starter into a file, `labs.challenges.write_starter({name!r})` "
-                    f"(it writes my_{name}.py), edit it, then check it: "
-                    f"`labs.challenges.check({name!r}, 'my_{name}.py')`, or from a shell "
-                    f"`python -m labs challenge check {name} my_{name}.py` (under numba's CUDA "
-                    f"simulator when there is no GPU). On a GPU, "
-                    f"`labs.challenges.time({name!r}, 'my_{name}.py')` times it against the "
-                    f"bound.")
-
-    def __str__(self) -> str:
-        return (f"{self.title}\n\n{self.statement}\n\n{self.source}\n{self.model}\n\n"
-                f"{self.how}\n")
-
-    def _repr_markdown_(self) -> str:
-        return (f"**{self.title}**\n\n{self.statement}\n\n```python\n{self.source}```\n\n"
-                f"{self.model}\n\n{self.how}\n")
-
-    def _repr_html_(self) -> str:
-        import html
-        import re
-
-        para = "".join("<p>" + re.sub(r"``(.+?)``", r"<code>\1</code>", html.escape(p)) + "</p>"
-                       for p in self.statement.split("\n\n"))
-        return (f"<div class='challenge'><p><strong>{html.escape(self.title)}</strong></p>"
-                f"{para}<pre><code class='language-python'>{html.escape(self.source)}"
-                f"</code></pre><p>{html.escape(self.model)}</p>"
-                f"<p>{html.escape(self.how)}</p></div>")
-
-
-def show(name: str, gpu: str | None = None) -> ChallengeView:
-    """The displayable challenge a chapter cell ends with: the statement, the starter's
-    source, the model's counts and bound (on ``gpu``, by default the GPU in hand or
-    else the H200), and how to check it."""
-    return ChallengeView(name, gpu)
+    return page_show(name, gpu, verdict)

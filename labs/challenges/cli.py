@@ -12,9 +12,10 @@ the check runs under numba's CUDA simulator. With --json the last line of stdout
 verdict as one JSON object (challenge, passed, correct, broken, message, mechanism,
 estimate, messages, device, mode, sizes, seed; time adds the verdict).
 
-time (GPU only): check at the timing size, then time and judge against the bound on this
-GPU; exit 0 when the timing is accepted, 1 when the check fails or the timing is refused
-as faster than the bound allows, 2 when the submission cannot be run or there is no GPU.
+time (GPU only): check at the timing size, then time and judge against the reference time
+on this GPU (its measured copy and FMA rates), beside the challenge's milestones; exit 0
+when the timing is accepted, 1 when the check fails or the timing is refused as far
+faster than those rates allow, 2 when the submission cannot be run or there is no GPU.
 """
 from __future__ import annotations
 
@@ -38,19 +39,9 @@ def _print(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, default=str, allow_nan=False, sort_keys=True))
         return
-    status = ("PASSED" if result.get("passed") else
-              "BROKEN" if result.get("broken") else "FAILED")
-    print(f"{result.get('challenge')}: {status} on {result.get('device')}")
-    print(f"    {result.get('message')}")
-    v = result.get("verdict")
-    if v:
-        from . import challenge
-        from .verdict import describe, milestones
+    from .verdict import timed_text
 
-        print("    " + describe(v).replace("\n", "\n    "))
-        ladder = milestones(challenge(result["challenge"]), v.get("share"))
-        if ladder:
-            print("    " + ladder)
+    print(timed_text(result))
 
 
 def _clean(v):
@@ -74,7 +65,7 @@ def main(argv: list[str]) -> int:
     c.add_argument("--json", action="store_true")
     c.add_argument("--seed", type=int, default=None, help="of the inputs (default: fresh)")
     c.add_argument("--machine", default="T4", help="perfmodel machine of the estimate")
-    t = sub.add_parser("time", help="time a submission against its bound (GPU only)")
+    t = sub.add_parser("time", help="time a submission against its reference time (GPU only)")
     t.add_argument("name")
     t.add_argument("file", nargs="?")
     t.add_argument("--reference", action="store_true", help="time the reference solution")

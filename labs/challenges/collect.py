@@ -9,8 +9,15 @@ every access, path and launch recorded, host copies inside ``launch`` refused) a
 check's simulator sizes; with ``--gpu`` on the GPU at the same small sizes plus the timing
 size, and with ``--time`` the timing size is also timed (CUDA events, median of repeats).
 Inputs come from ``numpy.random.default_rng(S)`` (:func:`labs.challenges.judge.all_inputs`).
+Each output is the head of a buffer followed by ``PAD`` elements of canary
+(:func:`padded`): the simulator stops at an index past an output's end, a GPU does not, so
+there a changed canary after the launches is the error "wrote past the end of <output>".
 
-The file holds ``out{k}_<output>`` for each size k that ran, and ``meta``, one JSON string:
+The file holds ``out{k}_<output>`` for each size k that ran (above
+:data:`labs.challenges.judge.SAMPLE_ABOVE` elements, the values at the positions
+:func:`labs.challenges.judge.sample_positions` draws from the seed, and those positions as
+``idx{k}_<output>``: the timing size whole would pass the grader's output limit), and
+``meta``, one JSON string:
 challenge, seed, mode ("sim" or "gpu"), sizes, counters (simulator: the mechanism counters
 of the largest size, :mod:`labs.challenges.counters`), launches (per call of ``launch``),
 host_transfers, errors (size index -> message: an import or compile error, an exception,
@@ -30,6 +37,50 @@ import numpy as np
 
 #: Under the simulator, the counters come from this size index (the largest: the last).
 COUNT_AT = -1
+#: Elements of canary after each output (more than one block of the largest, 1,024
+#: threads): a GPU does not check indices, so a kernel without a bounds check writes into
+#: them, where a change is seen after the launches.
+PAD = 4096
+#: The canary's byte, in every byte of the pad (as float32 about -2.9e-16: a value no
+#: challenge's output takes).
+CANARY = 0xA5
+#: What an index past the end means, in the simulator's message and the GPU's alike.
+OVERHANG = ("the last block overhangs it, so each thread must check its index "
+            "(if i < x.size)")
+
+
+class Overrun(Exception):
+    """A kernel wrote into the canary after an output: past the end of that array."""
+
+
+def padded(shape: tuple, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(buffer, output): a flat host buffer of ``prod(shape) + PAD`` elements, and its
+    first ``prod(shape)`` as an array of ``shape`` (a view, NaN for floats: never written
+    yet);
+    the ``PAD`` elements after them are canary bytes."""
+    size = int(np.prod(shape, dtype=np.int64))
+    buffer = np.empty(size + PAD, dtype=dtype)
+    buffer[:size] = np.nan if np.dtype(dtype).kind in "fc" else 0
+    buffer[size:].view(np.uint8)[:] = CANARY
+    return buffer, buffer[:size].reshape(shape)
+
+
+def overrun(name: str, pad: np.ndarray) -> str | None:
+    """None while ``pad`` (the host copy of an output's ``PAD`` elements after its end)
+    holds the canary; else what the kernel did."""
+    if (np.ascontiguousarray(pad).view(np.uint8) == CANARY).all():
+        return None
+    return f"wrote past the end of {name} ({OVERHANG})"
+
+
+def overruns(buffers: dict, to_host=np.asarray) -> None:
+    """Overrun for the first output (of ``buffers``: name -> (padded buffer, its output's
+    size), host or device arrays) whose canary changed; ``to_host``: a device array's
+    pad as a numpy array."""
+    for name, (buffer, size) in buffers.items():
+        why = overrun(name, to_host(buffer[size:]))
+        if why:
+            raise Overrun(why)
 
 
 def _scrub(msg: str, path: pathlib.Path | None) -> str:
@@ -44,7 +95,7 @@ def _scrub(msg: str, path: pathlib.Path | None) -> str:
 def _error(e: BaseException, path: pathlib.Path | None) -> str:
     from .sim import HostTransfer
 
-    if isinstance(e, HostTransfer):
+    if isinstance(e, (HostTransfer, Overrun)):
         return _scrub(str(e), path)
     from .compile import hint
 
@@ -52,8 +103,7 @@ def _error(e: BaseException, path: pathlib.Path | None) -> str:
     first = text[0] if text else ""
     advice = hint(first)
     if isinstance(e, IndexError) and "out of bounds" in first:
-        advice = ("a thread indexed past the end of an array: the grid has more threads "
-                  "than elements, so each thread must check its index (if i < x.size)")
+        advice = f"a thread indexed past the end of an array: {OVERHANG}"
     msg = f"the kernels did not run: {type(e).__name__}: {first}"
     return _scrub(msg + (f" ({advice})" if advice else ""), path)
 
@@ -99,9 +149,11 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | Non
                     arrays[k], sizes[k] = rec.wrap(k, v.copy()), v.size
                 else:
                     arrays[k] = v
+            pads = {}
             for k, (shape, dtype) in ch.outputs(**size).items():
-                host = np.full(shape, np.nan, dtype=dtype)
-                arrays[k], sizes[k] = rec.wrap(k, host), host.size
+                buffer, host = padded(shape, dtype)  # the simulator checks host's bounds
+                arrays[k], sizes[k], pads[k] = rec.wrap(k, host), host.size, (buffer,
+                                                                             host.size)
             with rec.launching():
                 try:
                     ch.launch(ns, arrays)
@@ -110,6 +162,7 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | Non
                     raise
         finally:
             undo()
+    overruns(pads)
     outs = {k: np.array(arrays[k]._ary) for k in ch.outputs(**size)}
     record = {"launches": rec.launches, "host_transfers": rec.host_transfers,
               "threads": rec.threads, "elements": max(sizes.values(), default=0),
@@ -168,15 +221,23 @@ class _GpuGuard:
 
 
 def _run_gpu(ch: ModuleType, ns, size: dict, inputs: dict, timed: bool) -> tuple[dict, dict]:
+    """(outputs, record) of one call of launch on the GPU (and, ``timed``, of the timed
+    repeats). Each output is the head of a padded device buffer (:func:`padded`): a
+    changed canary after the launches is an :class:`Overrun`."""
     from .harness import cuda
 
     arrays = {k: cuda.to_device(v) if isinstance(v, np.ndarray) else v
               for k, v in inputs.items()}
+    buffers = {}
     for k, (shape, dtype) in ch.outputs(**size).items():
-        arrays[k] = cuda.to_device(np.full(shape, np.nan, dtype=dtype))
+        buffer, host = padded(shape, dtype)
+        device = cuda.to_device(buffer)
+        buffers[k] = (device, host.size)
+        arrays[k] = device[:host.size].reshape(host.shape)
     with _GpuGuard() as g:
         ch.launch(ns, arrays)
         cuda.synchronize()
+    overruns(buffers, lambda pad: pad.copy_to_host())
     outs = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
     record = {"launches": g.launches, "host_transfers": g.transfers}
     if timed:  # outputs reset to NaN, timed, and the last run's outputs are the ones judged
@@ -187,6 +248,7 @@ def _run_gpu(ch: ModuleType, ns, size: dict, inputs: dict, timed: bool) -> tuple
         record["seconds"] = [float(timing.queued_time(lambda: ch.launch(ns, arrays),
                                                       warmup=2, repeats=10))]
         cuda.synchronize()
+        overruns(buffers, lambda pad: pad.copy_to_host())
         outs = {k: arrays[k].copy_to_host() for k in ch.outputs(**size)}
     return outs, record
 
@@ -200,7 +262,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
     when the submission is a file and the simulator runs)."""
     from . import challenge
     from .harness import device_name
-    from .judge import all_inputs, check_sizes, key, timing_index
+    from .judge import all_inputs, check_sizes, index_key, key, sample_positions, timing_index
 
     ch = challenge(name)
     mode = "gpu" if gpu else "sim"
@@ -239,7 +301,11 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             meta["host_transfers"] += getattr(e, "host_transfers", [])
             continue
         for out, a in outs.items():
-            arrays[key(k, out)] = a
+            pos = sample_positions(a.size, seed, k, out)
+            if pos is None:
+                arrays[key(k, out)] = a
+            else:  # a large output: its values at the check's positions, and those
+                arrays[key(k, out)], arrays[index_key(k, out)] = a.reshape(-1)[pos], pos
         meta["launches"] = record["launches"]
         meta["host_transfers"] += record["host_transfers"]
         if "seconds" in record:

@@ -1,6 +1,7 @@
 """Plain copy kernels of the same launch shape as a challenge's kernels: the honest
 comparison for a milestone ("a copy launched the same way reaches this share of the
-bound"). Each moves the bytes the challenge's bound counts and does nothing else; none is
+reference time"). Each moves the bytes the challenge's model counts and does nothing
+else; none is
 a solution. ``COPIES[name]`` is a namespace with the challenge's ``launch`` signature.
 numba only; :mod:`labs.challenges.on_device` times them on a GPU."""
 from __future__ import annotations

@@ -13,7 +13,8 @@ several 16-byte loads (``load4``) before using any of them, then store them all.
 
 The
 check measures the most bytes a thread reads before its next store (target: at least
-64, four 16-byte loads). The bound is the copy roof (8 bytes per element). The array's
+64, four 16-byte loads). The reference time is a copy's (8 bytes per element) at the
+measured copy rate. The array's
 length need not be a multiple of 4: handle the last few floats on their own.
 
 Sizes: 2**26 floats (quick: 2**24). On a T4 (quick): about 8 s (estimated by

@@ -1,10 +1,11 @@
 """A thin matrix product: ask the caches once for what every output re-reads.
 
 C = A @ B with A of M x K, B of K x N and K = 8: a thin product whose 2K = 16 FLOPs per
-output are cheap and whose bound is writing C (``perfmodel.ops.gemm``: intensity about
-4 FLOP/byte, below the ridge). A and B together are under a megabyte and stay in the L2,
-so no tile has to fit anywhere and DRAM sees each value once whatever the kernel does:
-what this challenge is about is the requests. The starter's thread computes one C[i, j]
+output are cheap and whose reference time is writing C at the measured copy rate
+(``perfmodel.ops.gemm``: intensity about 4 FLOP/byte, below the ridge). A and B
+together are under a megabyte and stay in the L2, so no tile has to fit anywhere and
+DRAM sees each value once whatever the kernel does: what this challenge is about is the
+requests. The starter's thread computes one C[i, j]
 and reads a row of A and a column of B for it: 2K loads per output, 64 bytes asked of
 the caches for every 4 bytes written, and every value of A is asked for N times. Let a
 block own a tile of C: copy the tile's rows of A into ``cuda.shared.array`` once, keep
@@ -14,7 +15,7 @@ tile.
 The check counts the reads of A and of B per element (target: at most 4; the
 starter's are N and M) and the sectors of C's stores (target: 1). A thread computing
 four neighbouring columns and writing them with one ``store4`` is how the reference
-reaches the write bound (chapter 8: vector loads).
+comes near that reference time (chapter 8: vector loads).
 
 Sizes: M = N = 8192 (quick: 4096), K = 8. On a T4 (quick): about 8 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the host 0.5 s; each

@@ -35,7 +35,8 @@ def recorded(name: str, gpu: str = GPU, results_dir: str | pathlib.Path | None =
 def ladder(name: str, gpu: str = GPU, results_dir: str | pathlib.Path | None = None
            ) -> list[dict]:
     """The rungs of ``name`` in order: ``{"kernel", "what", "share"}`` (share of the
-    bound on ``gpu``; None where the run lacks it or the kernel was wrong)."""
+    reference time on ``gpu``, at its measured copy and FMA rates; None where the run
+    lacks it or the kernel was wrong)."""
     from . import challenge
 
     rows, _date = recorded(name, gpu, results_dir)
@@ -55,7 +56,7 @@ def ladder_text(name: str, share: float | None = None, gpu: str = GPU,
     _rows, date = recorded(name, gpu, results_dir)
     rungs = ladder(name, gpu, results_dir)
     when = f", recorded {date[:10]}" if date else ""
-    lines = [f"milestones on the {gpu} (share of the bound{when}):"]
+    lines = [f"milestones on the {gpu} (share of the reference time{when}):"]
     entries = [(r["share"], f"{r['kernel']}: {r['what']}") for r in rungs]
     if share is not None:
         entries.append((share, "yours"))
@@ -74,7 +75,7 @@ def sentence(name: str, gpu: str = GPU, results_dir: str | pathlib.Path | None =
     _rows, date = recorded(name, gpu, results_dir)
     parts = []
     for r in ladder(name, gpu, results_dir):
-        got = (f"reaches {r['share']:.0%} of the bound" if r["share"] is not None
+        got = (f"reaches {r['share']:.0%} of the reference time" if r["share"] is not None
                else "is not measured yet")
         parts.append(f"{ROLES.get(r['kernel'], r['kernel'])} {got} ({r['what']})")
     when = f" (recorded {date[:10]})" if date else ""

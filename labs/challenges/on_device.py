@@ -1,9 +1,9 @@
 """Every kernel challenge on this GPU: starter, reference, textbook solution, a plain copy
 of the same launch shape and any variants, each timed at the full size and judged against
-the bound, with the engine's estimate for this GPU recorded beside the measured time;
-then the engine's wrong launches (a truncated grid, no bounds check, a grid hard-coded
-for one size, a numpy "kernel"; ``scripts/engine_gpu_check.py``) checked on the GPU as
-they are on the simulator.
+the reference time (this GPU's measured copy and FMA rates), with the engine's estimate
+for this GPU recorded beside the measured time; then the engine's wrong launches (a
+truncated grid, no bounds check, a grid hard-coded for one size, a numpy "kernel";
+``scripts/engine_gpu_check.py``) checked on the GPU as they are on the simulator.
 
     python3 -m labs.challenges.on_device --out DIR [--only NAME,...] [--limit S]
 

@@ -1,5 +1,5 @@
 """What a chapter's "Your turn" cell shows for a challenge: the statement, the starting
-kernel, the model's counts and bound, the milestones on the H200, how to check it (a
+kernel, the model's counts and reference time, the milestones on the H200, how to check it (a
 code block a reader can copy) and the starter's own verdict on a CPU (its counters
 against the target and the estimate, from the engine's collect and judge under numba's
 CUDA simulator, computed when the page is built). No title: the chapter's heading is
@@ -35,7 +35,8 @@ def how_to(name: str) -> str:
     lines = [(f"ch.write_starter({name!r})", f"writes my_{name}.py: edit it"),
              (f"ch.check({name!r}, 'my_{name}.py')",
               "any machine: correct? the mechanism? the estimate"),
-             (f"ch.time({name!r}, 'my_{name}.py')", "on a GPU: share of the bound, milestones")]
+             (f"ch.time({name!r}, 'my_{name}.py')",
+              "on a GPU: share of the reference time, milestones")]
     width = max(len(code) for code, _ in lines) + 2
     body = "".join(f"{code:{width}}# {note}\n" for code, note in lines)
     return (f"import labs.challenges as ch\n{body}"
@@ -106,7 +107,7 @@ class ChallengeView:
 
 def show(name: str, gpu: str | None = None, verdict: bool = True) -> ChallengeView:
     """The displayable challenge a chapter cell ends with: the statement, the starter's
-    source, the model's counts and bound (on ``gpu``, by default the GPU in hand or else
+    source, the model's counts and time (on ``gpu``, by default the GPU in hand or else
     the H200), the milestones, how to work on it, and (``verdict``) the starter's own
     verdict on a CPU."""
     return ChallengeView(name, gpu, verdict)

@@ -6,8 +6,8 @@ the timed size it is wrong as well. A float32 has 24 bits of significand, so abo
 2^24 = 16,777,216 neighbouring floats are 2 apart, and adding a value below 1 to a
 running sum that large rounds back to the same sum: the starter's one accumulator stops
 at 16,777,216 while the true sum of 2^27 floats between 0 and 1 is about 67 million.
-A reduction reads 4 bytes per FLOP (``perfmodel.ops.reduction``), so its bound is the
-read of x at the DRAM bandwidth. Give each thread many elements (a grid-stride loop over
+A reduction reads 4 bytes per FLOP (``perfmodel.ops.reduction``), so its reference time
+is the read of x at the measured copy rate. Give each thread many elements (a grid-stride loop over
 16-byte loads through ``load4``, about one wave of blocks: 1024 blocks of 256 threads),
 add them in a register, combine the 32 lanes of a warp with
 ``cuda.shfl_down_sync(0xffffffff, v, d)`` for d = 16, 8, 4, 2, 1, combine the warps of a

@@ -4,7 +4,8 @@ Even and odd elements take different paths (two different chains of 2 x 128 fuse
 multiply-adds; think of the real and imaginary parts of interleaved pairs). The starter
 gives thread t element t, so in every warp 16 lanes take each path: the warp runs both
 paths one after the other with half its lanes idle, and the kernel, which is
-compute-bound (513 FLOPs for 8 bytes per element), takes about twice its bound. Change
+compute-bound (513 FLOPs for 8 bytes per element), takes about twice its reference time
+(its FLOPs at the measured FMA rate). Change
 ``element`` (which element thread t works on) so that the 32 lanes of a warp all take
 the same path; every output must still land in its own place. The check counts the
 distinct paths a warp's lanes take (target: 1, a little more where the array ends

@@ -10,8 +10,8 @@ write it out with consecutive threads on consecutive columns of ``out``. Pad the
 one column, ``cuda.shared.array((32, 33), float32)``, so the column-wise reads from
 shared memory do not collide in one bank (write the shape as literal numbers, or as
 module-level integer constants with no arithmetic: ``(TILE, TILE + 1)`` runs in the
-simulator and fails to compile for a GPU). The bound is the copy's: 8 bytes per
-element, no FLOPs.
+simulator and fails to compile for a GPU). The reference time is a copy's at the
+measured copy rate: 8 bytes per element, no FLOPs.
 
 The check counts the sectors per 32 useful bytes
 of x's loads and out's stores (target: 1) and the ways of bank conflict of the worst

@@ -1,12 +1,15 @@
-"""The verdict on a timed challenge kernel: the model's bound for the operation on the GPU
+"""The verdict on a timed challenge kernel: the model's time for the operation on the GPU
 in hand, the share of it reached, the term that limits it, and the timings it refuses.
 
 Pure arithmetic over perfmodel and numpy (no numba, no torch), so it is tested with fake machines
-and synthetic timings. The bound is ``max(F / P, D / B)`` for the challenge's operation
-(its ``perfmodel.ops`` counts: useful FLOPs, compulsory DRAM bytes), with P and B the
-labs' measured roofs for this GPU where a run is recorded under ``labs/results/<gpu>/``
-(the intensity lab's FMA peak and copy bandwidth) and the datasheet's
-(``perfmodel.machines``) otherwise; the verdict says which.
+and synthetic timings. The model's time is ``max(F / P, D / B)`` for the challenge's
+operation (its ``perfmodel.ops`` counts: useful FLOPs, compulsory DRAM bytes), with P and B
+the labs' measured rates for this GPU where a run is recorded under
+``labs/results/<gpu>/`` (the intensity lab's FMA and copy rates) and the datasheet's
+(``perfmodel.machines``) otherwise. Only datasheet ceilings are bounds in this book: at
+the measured rates the time is *the reference time* (a good kernel comes near it, and
+may pass it by the rates' own variation), at datasheet ceilings *the bound*
+(:func:`time_name`); the verdict says which.
 """
 from __future__ import annotations
 
@@ -20,11 +23,21 @@ from perfmodel.ops import Op
 
 from ..results import RESULTS_DIR, slug
 
-#: A timing below this share of the bound is refused: the bound is what the hardware
-#: allows, so a kernel faster than it did not do the work (a skipped write, a wrong size,
-#: work done before the clock started). The 10% is room for the roofs' own measurement
-#: error (the H200's copy and FMA peak vary by a few percent from run to run).
+#: A timing below this share of the model's time is refused: the copy and FMA rates are
+#: what the hardware does, so a kernel far faster did not do the work (a skipped write, a
+#: wrong size, work done before the clock started). The 10% is room for the measured
+#: rates' own variation (the H200's copy and FMA rates vary by a few percent from run to
+#: run).
 IMPOSSIBLE_BELOW = 0.9
+#: How a verdict names the rates its time comes from, measured or not.
+RATES = {True: "the measured copy and FMA rates", False: "the datasheet's ceilings"}
+
+
+def time_name(machine: machines.Machine) -> str:
+    """What a verdict calls ``max(F / P, D / B)`` on ``machine``: "reference time" at
+    measured rates (``machine.measured``), "bound" at datasheet ceilings (the only bounds
+    in this book)."""
+    return "reference time" if machine.measured else "bound"
 
 
 def roofs(gpu_name: str, results_dir: str | pathlib.Path | None = None) -> machines.Machine:
@@ -50,9 +63,11 @@ def verdict(op: Op, seconds: float, machine: machines.Machine, unit: str = "fp32
             impossible_below: float = IMPOSSIBLE_BELOW) -> dict:
     """Judge ``seconds`` (a measured time of the whole operation) against ``op`` on
     ``machine``. Returns ``{accepted, reason, seconds, bound_s, compute_s, memory_s,
-    limit ("memory" or "compute"), share (bound / seconds, accepted only), flops_per_s,
-    bytes_per_s, peak, bandwidth, roofs_source}``; a time below ``impossible_below`` x
-    the bound is not accepted and has no share, and ``reason`` says why."""
+    limit ("memory" or "compute"), share (bound_s / seconds, accepted only), flops_per_s,
+    bytes_per_s, peak, bandwidth, roofs_source, term}``: ``bound_s`` is the model's time
+    ``max(F / P, D / B)``, which ``term`` names (:func:`time_name`); a time below
+    ``impossible_below`` x that is not accepted and has no share, and ``reason`` says
+    why."""
     if not isinstance(op, Op):
         raise ValueError(f"op must be a perfmodel Op; got {type(op).__name__}")
     if not (isinstance(seconds, (int, float)) and seconds > 0 and seconds == seconds
@@ -67,27 +82,31 @@ def verdict(op: Op, seconds: float, machine: machines.Machine, unit: str = "fp32
     out = {"seconds": float(seconds), "bound_s": bound, "compute_s": compute_s,
            "memory_s": memory_s, "limit": limit, "flops_per_s": op.flops / seconds,
            "bytes_per_s": op.bytes / seconds, "peak": peak, "bandwidth": bandwidth,
-           "roofs": machine.name,
+           "roofs": machine.name, "term": time_name(machine),
            "roofs_source": {"peak": machine.source(unit), "bandwidth": machine.source("dram")}}
+    name, rates = out["term"], RATES[bool(machine.measured)]
     if seconds < impossible_below * bound:
         term = "D / B" if limit == "memory" else "F / P"
+        beyond = ("no kernel can beat the bound" if not machine.measured else
+                  "no kernel runs this far past the measured rates")
         out.update(accepted=False, share=None, reason=(
-            f"rejected: {seconds * 1e6:.4g} us is {seconds / bound:.2f} of the bound "
-            f"{bound * 1e6:.4g} us ({term}); no kernel can beat the bound, so the timing "
-            f"does not measure the whole operation (a skipped write, a wrong size, or "
-            f"work done outside the timed launch)"))
+            f"rejected: {seconds * 1e6:.4g} us is {seconds / bound:.2f} of the {name} "
+            f"{bound * 1e6:.4g} us ({term} at {rates}); {beyond}, so the timing does not "
+            f"measure the whole operation (a skipped write, a wrong size, or work done "
+            f"outside the timed launch)"))
         return out
     share = bound / seconds
     out.update(accepted=True, share=share, reason=(
-        f"{share:.0%} of the bound {bound * 1e6:.4g} us, limited by "
+        f"{share:.0%} of the {name} {bound * 1e6:.4g} us ({rates}), limited by "
         f"{'memory (D / B)' if limit == 'memory' else 'compute (F / P)'}"))
     return out
 
 
 def describe(v: dict) -> str:
-    """One paragraph a student reads: the time, the bound and its terms, the share or the
-    reason it was refused, and where the roofs come from."""
-    lines = [f"time {v['seconds'] * 1e6:.4g} us; bound {v['bound_s'] * 1e6:.4g} us = "
+    """One paragraph a student reads: the time, the model's time and its terms, the share
+    or the reason it was refused, and where the rates come from."""
+    lines = [f"time {v['seconds'] * 1e6:.4g} us; {v.get('term', 'bound')} "
+             f"{v['bound_s'] * 1e6:.4g} us = "
              f"max(F/P {v['compute_s'] * 1e6:.4g} us, D/B {v['memory_s'] * 1e6:.4g} us) "
              f"on {v['roofs']}",
              v["reason"],
@@ -96,35 +115,42 @@ def describe(v: dict) -> str:
 
 
 def first_wrong(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
-                atol: float) -> str | None:
+                atol: float, positions: np.ndarray | None = None,
+                shape: tuple | None = None) -> str | None:
     """None when ``got`` matches ``want`` within rtol/atol; else a sentence naming the
-    first wrong element: its index, the value got, the value expected."""
-    got = np.asarray(got)
+    first wrong element: its index, the value got, the value expected. ``positions``:
+    ``got`` and ``want`` are a sample, the values at these flat positions of an output of
+    ``shape``, and the sentence names the element's index in that output."""
+    got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return f"{name} has shape {got.shape}; expected {want.shape}"
     ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
     if ok.all():
         return None
     flat = int(np.flatnonzero(~ok.ravel())[0])
-    idx = np.unravel_index(flat, want.shape)
+    g, w = got.reshape(-1)[flat], want.reshape(-1)[flat]
+    if positions is None:
+        idx, of = np.unravel_index(flat, want.shape), f"{want.size} elements"
+    else:
+        idx = np.unravel_index(int(np.asarray(positions).reshape(-1)[flat]), shape)
+        of = (f"{want.size:,} sampled elements (of {int(np.prod(shape, dtype=np.int64)):,})")
     where = ", ".join(str(int(i)) for i in idx)
-    g, w = got[idx], want[idx]
     hint = " (never written: the output starts as NaN)" if np.isnan(g) else ""
     wrong = int((~ok).sum())
     return (f"{name}[{where}] = {float(g):.9g}, expected {float(w):.9g}{hint}; {wrong} of "
-            f"{want.size} elements wrong (tolerance rtol={rtol:g}, atol={atol:g})")
+            f"{of} wrong (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
-def milestones(ch, share: float | None = None) -> str:
-    """The ladder a timed share is read against: the challenge module's ``MILESTONES``
-    (a list of ``{"what", "share"}`` with optional ``"closes"``: the idea and chapter that
-    reaches it), recorded on a GPU, each as "what: share", with the student's share among
-    them; "" when the module has none. ``share``: the student's, or None."""
-    rows = [(float(m["share"]), m["what"] + (f" ({m['closes']})" if m.get("closes") else ""))
-            for m in getattr(ch, "MILESTONES", None) or ()]
-    if not rows:
-        return ""
-    if share is not None:
-        rows.append((float(share), "your kernel"))
-    rows.sort(key=lambda r: r[0])
-    return "milestones, as shares of the bound: " + "; ".join(f"{w}: {s:.0%}" for s, w in rows)
+def timed_text(result: dict) -> str:
+    """A timing's result as ``python -m labs challenge time`` prints it: the status line,
+    the message, the verdict's paragraph (:func:`describe`) and the milestones (the
+    result's ``milestones``: :func:`labs.challenges.milestones.ladder_text`)."""
+    status = ("PASSED" if result.get("passed") else
+              "BROKEN" if result.get("broken") else "FAILED")
+    lines = [f"{result.get('challenge')}: {status} on {result.get('device')}",
+             f"    {result.get('message')}"]
+    for part in (describe(result["verdict"]) if result.get("verdict") else "",
+                 result.get("milestones") or ""):
+        if part:
+            lines.append("    " + part.replace("\n", "\n    "))
+    return "\n".join(lines)

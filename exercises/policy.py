@@ -1,0 +1,82 @@
+"""What the grader lets a kernel submission use before it runs it: defence in depth beside
+the sandbox (:mod:`exercises.sandbox`).
+
+The sandbox keeps a submission away from the grader's files, the network and every other
+student; it cannot keep it away from the process it runs in. The challenge's ``collect``
+runs the student's code in its own process, so that code can patch the recorder, or
+write the file the grader reads itself (the seed and the output's path are on its command
+line) and leave. A kernel needs none of the tools that takes, so a submission that names
+one is held for review: no points, and the instructor reads the kept file.
+
+Read with :mod:`ast`, never run: the submission may import only ``numpy``, ``numba``
+(and their submodules), ``math`` and the harness's helpers (``from
+labs.challenges.harness import load4, store4, WARP, resident_grid``; the regroup starter
+uses ``resident_grid``), and may not name ``os``, ``sys``, ``open``, ``eval``,
+``__import__`` and the rest of :data:`NAMES`, numpy's file writers and readers
+(:data:`ATTRIBUTES`), or any attribute that starts with an underscore (``__globals__``,
+``__subclasses__``, ``_savez``: the ways around a list of names). It is a list, not a
+proof: the sandbox and the kept files stay the defence behind it.
+"""
+from __future__ import annotations
+
+import ast
+
+#: Modules a submission may import (and their submodules).
+MODULES = frozenset({"numpy", "numba", "math"})
+#: The one module of the book a submission may import from, and what.
+HARNESS = "labs.challenges.harness"
+HARNESS_NAMES = frozenset({"load4", "store4", "WARP", "resident_grid"})
+#: Names a submission may not use: the process, files, code made from text, modules
+#: reached by name, and the names that reach any attribute or namespace by a string.
+NAMES = frozenset({
+    "os", "sys", "subprocess", "builtins", "open", "eval", "exec", "compile", "__import__",
+    "importlib", "ctypes", "pickle", "signal", "threading", "multiprocessing",
+    "getattr", "setattr", "delattr", "globals", "locals", "vars", "breakpoint",
+    "__builtins__", "__loader__", "__spec__"})
+#: Attributes a submission may not use: numpy's file writers and readers, and the
+#: modules of NAMES reached as an attribute (``np.os``). Any attribute that starts with
+#: an underscore is refused too (``np.lib.npyio._savez``, ``f.__globals__``).
+ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile",
+                        "fromfile", "memmap", "open_memmap", "write_array", "load",
+                        "loadtxt", "genfromtxt", "fromregex", "DataSource"}) \
+    | (NAMES - {"open", "compile"})
+
+
+def _import(node: ast.AST) -> str | None:
+    """What an import statement brings in that the policy does not allow, or None."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name.split(".")[0] not in MODULES:
+                return f"import {alias.name}"
+        return None
+    if node.level:
+        return f"a relative import (from {'.' * node.level}{node.module or ''})"
+    module = node.module or ""
+    if module == "__future__" or module.split(".")[0] in MODULES:
+        return None
+    if module == HARNESS:
+        extra = [a.name for a in node.names if a.name not in HARNESS_NAMES]
+        return f"from {HARNESS} import {', '.join(extra)}" if extra else None
+    return f"from {module} import ..."
+
+
+def review(source: str) -> str | None:
+    """None when ``source`` (a submission's Python text) keeps to the policy; else the
+    first thing it uses that the policy does not allow, in a few words ("os", "import
+    socket", "np.savez", "__globals__"). A SyntaxError is raised as it is."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a submission's text, got {type(source).__name__}")
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found = _import(node)
+        elif isinstance(node, ast.Name):
+            found = node.id if node.id in NAMES else None
+        elif isinstance(node, ast.Attribute):
+            private = node.attr.startswith("_")
+            found = ast.unparse(node)[:80] if private or node.attr in ATTRIBUTES else None
+        else:
+            found = None
+        if found:
+            return found
+    return None
