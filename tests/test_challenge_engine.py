@@ -29,9 +29,9 @@ SIM = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", CUDA_VISIBLE_DEVICES="",
 PY = sys.executable
 
 def _gpu_script():
-    """scripts/engine_gpu_check.py: the wrong kernels it runs on a GPU are the ones here."""
+    """labs/challenges/engine_gpu_check.py: the wrong kernels it runs on a GPU are the ones here."""
     spec = importlib.util.spec_from_file_location("engine_gpu_check",
-                                                  ROOT / "scripts" / "engine_gpu_check.py")
+                                                  ROOT / "labs" / "challenges" / "engine_gpu_check.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -38,48 +38,11 @@ named):
 """
 from __future__ import annotations
 
-import importlib
-import inspect
 import pathlib
-from types import ModuleType
 
-#: Every challenge, in the order of the book.
-NAMES = ("saxpy", "fuse", "regroup", "reduce", "ilp", "transpose", "matmul", "softmax")
-HERE = pathlib.Path(__file__).resolve().parent
-
-
-def challenge(name: str) -> ModuleType:
-    """The module describing one challenge; unknown name -> ValueError listing them."""
-    if name not in NAMES:
-        raise ValueError(f"challenge must be one of {', '.join(NAMES)}; got {name!r}")
-    return importlib.import_module(f"labs.challenges.{name}")
-
-
-def starter(name: str) -> ModuleType:
-    """The starting kernel's module."""
-    challenge(name)
-    return importlib.import_module(f"labs.challenges.starters.{name}")
-
-
-def reference(name: str) -> ModuleType:
-    """The reference solution's module (instructors; not shown in the book)."""
-    challenge(name)
-    return importlib.import_module(f"labs.challenges.solutions.{name}")
-
-
-def textbook(name: str) -> ModuleType | None:
-    """The textbook solution's module, ``labs/challenges/textbooks/<name>.py`` (what the
-    statement describes, no more), or None where the challenge has none."""
-    challenge(name)
-    if not (HERE / "textbooks" / f"{name}.py").exists():
-        return None
-    return importlib.import_module(f"labs.challenges.textbooks.{name}")
-
-
-def starter_path(name: str) -> pathlib.Path:
-    challenge(name)
-    return HERE / "starters" / f"{name}.py"
-
+from .catalog import (HERE, NAMES, challenge, kernel_source, model_line,  # noqa: F401
+                      reference, starter, starter_path, textbook)
+from .elsewhere import collect_elsewhere, simulated_counters  # noqa: F401
 
 def _submission(name: str, submission):
     from .harness import load_submission
@@ -106,37 +69,6 @@ class Verdict(dict):
 
     def _repr_pretty_(self, p, cycle) -> None:  # IPython's plain-text display
         p.text(repr(self))
-
-
-def _collect_elsewhere(name: str, path: pathlib.Path, seed: int, timeout_s: float) -> dict:
-    """The collected (arrays, meta) from ``python -m labs.challenges.collect`` in a fresh
-    process under the simulator (this one imported numba.cuda for a GPU it lacks)."""
-    import os
-    import subprocess
-    import sys
-    import tempfile
-
-    from .collect import failed
-    from .judge import _load
-
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=os.pathsep.join([str(HERE.parents[1]),
-                                           os.environ.get("PYTHONPATH", "")]))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "collected.npz"
-        try:
-            proc = subprocess.run([sys.executable, "-m", "labs.challenges.collect", name,
-                                   str(path.resolve()), "--seed", str(seed), "--out",
-                                   str(out)], capture_output=True, text=True, env=env,
-                                  cwd=str(HERE.parents[1]), timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return failed(name, seed, f"the check did not finish in {timeout_s:.0f} s (a "
-                                      f"kernel that never ends?)")
-        if proc.returncode != 0 or not out.exists():
-            return failed(name, seed, "the check did not run: "
-                          + " ".join(proc.stderr.split())[-300:])
-        arrays, meta = _load(out)
-    return {**arrays, "meta": meta}
 
 
 def check(name: str, submission=None, seed: int | None = None, machine: str = "T4",
@@ -169,7 +101,7 @@ def check(name: str, submission=None, seed: int | None = None, machine: str = "T
         if not path.is_file():
             collected = failed(name, seed, f"no such file: {path.name}")
         else:
-            collected = _collect_elsewhere(name, path, seed, timeout_s)
+            collected = collect_elsewhere(name, path, seed, timeout_s)
     else:
         from .collect import collect
 
@@ -210,42 +142,6 @@ def time(name: str, submission=None, quick: bool = False, prepared=None) -> Time
                                    quick=quick, prepared=prepared))
     result["milestones"] = ladder_text(name, (result.get("verdict") or {}).get("share"))
     return result
-
-
-def kernel_source(name: str) -> str:
-    """The starter's source file as the student copies it (read from the module itself,
-    so the page and the lab cannot drift)."""
-    return inspect.getsource(starter(name))
-
-
-def model_line(name: str, gpu: str | None = None) -> str:
-    """What the model counts for the challenge at its full size (perfmodel's FLOPs and
-    DRAM bytes) and its time on ``gpu`` (default: the GPU in hand, else the H200), in
-    words: the reference time at the measured copy and FMA rates where they are recorded,
-    else the bound at the datasheet's ceilings."""
-    from perfmodel import units
-
-    from ..gpu import has_cuda
-    from .verdict import RATES, roofs, time_name
-
-    if gpu is None:
-        gpu = "NVIDIA H200"
-        if has_cuda():
-            import torch
-
-            gpu = torch.cuda.get_device_name(0)
-
-    ch = challenge(name)
-    size = ch.sizes("full")
-    op = ch.op(**size)
-    m = roofs(gpu)
-    compute, memory = op.flops / m.peak_flops(ch.UNIT), op.bytes / m.bandwidth("dram")
-    shown = ", ".join(f"{k} = {units.count(v)}" for k, v in size.items())
-    return (f"The model, at the timed size ({shown}): {units.si(op.flops, 'FLOP')} and "
-            f"{units.nbytes(op.bytes)} of DRAM traffic, {units.number(op.intensity)} "
-            f"FLOP/byte; on the {m.name} the {time_name(m)} max(F/P, D/B) at "
-            f"{RATES[bool(m.measured)]} is {units.seconds(max(compute, memory))}, "
-            f"{'memory' if memory >= compute else 'compute'}-bound.")
 
 
 def write_starter(name: str, path: str | pathlib.Path | None = None) -> pathlib.Path:

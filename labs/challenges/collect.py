@@ -110,7 +110,7 @@ def _error(e: BaseException, path: pathlib.Path | None) -> str:
 
 def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None, str | None]:
     """(module, its file, None) or (None, file, why it cannot run)."""
-    from . import challenge
+    from .catalog import challenge
     from .harness import BrokenSubmission, load_submission, missing_names
 
     ch = challenge(name)
@@ -260,7 +260,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
     have ``NUMBA_ENABLE_CUDASIM=1`` set before numba.cuda was imported (``main`` does).
     ``compile_check``: also compile the kernels for sm_75 where NVVM is installed (None:
     when the submission is a file and the simulator runs)."""
-    from . import challenge
+    from .catalog import challenge
     from .harness import device_name
     from .judge import all_inputs, check_sizes, index_key, key, sample_positions, timing_index
 
@@ -330,7 +330,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
 
 def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
     """What collect records when nothing could run: every size's error is ``why``."""
-    from . import challenge
+    from .catalog import challenge
     from .judge import check_sizes
 
     sizes = check_sizes(challenge(name), mode, seed)
@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         if "numba.cuda" in sys.modules and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
             ap.error("numba.cuda was imported before the simulator could be chosen")
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-    from . import NAMES
+    from .catalog import NAMES
 
     if a.name not in NAMES:
         ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")

@@ -163,24 +163,12 @@ def estimate_challenge(ch: ModuleType, counters: dict, machine: str = "T4") -> d
     return est
 
 
-def simulated_counters(name: str, path, seed: int = 0, timeout_s: float = 600.0) -> dict:
-    """The mechanism counters of the submission at ``path``, from a check under the
-    simulator in a process of its own (so a script on a GPU can call it): what
-    :func:`record` takes. {} when the kernels did not run."""
-    import pathlib
-
-    from . import _collect_elsewhere
-
-    collected = _collect_elsewhere(name, pathlib.Path(path), int(seed), timeout_s)
-    return dict(collected["meta"].get("counters") or {})
-
-
 def record(name: str, label: str, counters: dict, measured_s: float,
            machine: str = "H200") -> dict:
     """One row for the GPU script that validates the estimate: the estimate from
     ``counters`` (measured under the simulator) for ``machine`` beside ``measured_s``
     timed there, and their ratio."""
-    from . import challenge
+    from .catalog import challenge
 
     if not measured_s > 0:
         raise ValueError(f"measured_s must be a positive time; got {measured_s!r}")

@@ -264,7 +264,7 @@ def judge(name: str, npz, seed: int, machine: str = "T4", mode: str | None = Non
     """The verdict on a collected file (a path, or a dict of arrays with ``meta``), for
     inputs from ``seed``; ``mode``: the mode the grader ran collect in (None: the file's).
     Never raises on a bad file: the verdict fails and names the problem."""
-    from . import challenge
+    from .catalog import challenge
 
     ch = challenge(name)
     try:
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                                                    "file's)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    from . import NAMES
+    from .catalog import NAMES
 
     if a.name not in NAMES:
         ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")

@@ -37,7 +37,7 @@ def ladder(name: str, gpu: str = GPU, results_dir: str | pathlib.Path | None = N
     """The rungs of ``name`` in order: ``{"kernel", "what", "share"}`` (share of the
     reference time on ``gpu``, at its measured copy and FMA rates; None where the run
     lacks it or the kernel was wrong)."""
-    from . import challenge
+    from .catalog import challenge
 
     rows, _date = recorded(name, gpu, results_dir)
     out = []

@@ -1,7 +1,7 @@
 """Submissions that misbehave, for checking that a grader contains them: SAXPY kernels
 with the starter's names (``saxpy``, ``launch``) that a student might hand in by mistake.
 ``tests/test_grade_challenges.py`` grades them under the CUDA simulator and
-``scripts/grade_challenges_on_gpu.py`` on a GPU; both take them from here, so the two
+``exercises/gpu_grading_demo.py`` on a GPU (``python -m labs.device grade``); both take them from here, so the two
 grade the same code. Each is the text of a submitted cell."""
 
 #: A kernel that never ends: every thread spins on ``i += 0``. The grader's time limit

@@ -3,7 +3,7 @@ of the same launch shape and any variants, each timed at the full size and judge
 the reference time (this GPU's measured copy and FMA rates), with the engine's estimate
 for this GPU recorded beside the measured time; then the engine's wrong launches (a
 truncated grid, no bounds check, a grid hard-coded for one size, a numpy "kernel";
-``scripts/engine_gpu_check.py``) checked on the GPU as they are on the simulator.
+``labs/challenges/engine_gpu_check.py``) checked on the GPU as they are on the simulator.
 
     python3 -m labs.challenges.on_device --out DIR [--only NAME,...] [--limit S]
 
@@ -235,7 +235,7 @@ def main(argv=None) -> int:
         print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
     if not a.no_misbehaving:      # the engine's wrong launches on this GPU, its own file
         try:
-            proc = subprocess.run([sys.executable, "scripts/engine_gpu_check.py", "--out",
+            proc = subprocess.run([sys.executable, "-m", "labs.challenges.engine_gpu_check", "--out",
                                    str(out)], cwd=ROOT, capture_output=True, text=True,
                                   timeout=a.limit)
             print((proc.stdout + proc.stderr)[-600:], flush=True)

@@ -14,7 +14,7 @@ import html
 import inspect
 import re
 
-from . import challenge, kernel_source, model_line, starter_path
+from .catalog import challenge, kernel_source, model_line, starter_path
 from .milestones import sentence
 
 #: The seed of the starter's verdict on the page (any seed gives the same counters).
@@ -48,10 +48,10 @@ def starter_verdict(name: str, machine: str = "T4") -> str:
     correctness, counters against the target, and estimate on ``machine``), as the text
     a student's check prints: collected in a process of its own (the simulator even where
     this process has a GPU), judged here."""
-    from . import _collect_elsewhere
+    from .elsewhere import collect_elsewhere
     from .judge import judge, text
 
-    collected = _collect_elsewhere(name, starter_path(name), PAGE_SEED, PAGE_LIMIT_S)
+    collected = collect_elsewhere(name, starter_path(name), PAGE_SEED, PAGE_LIMIT_S)
     return text(judge(name, collected, PAGE_SEED, machine))
 
 

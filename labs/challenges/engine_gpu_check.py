@@ -4,7 +4,7 @@ the host) through ``collect --gpu`` and ``judge``, beside the right one; each ve
 its first wrong element recorded. Issue 32's "several sizes, one verdict": each wrong
 kernel must fail here as it does under the simulator (tests/test_challenge_engine.py).
 
-    python3 scripts/engine_gpu_check.py --out $OUT      # writes $OUT/engine_gpu_check.json
+    python3 -m labs.challenges.engine_gpu_check --out $OUT      # writes $OUT/engine_gpu_check.json
 
 torch + numba-cuda only; well under a minute. Copy the JSON to
 labs/results/<gpu>/engine_gpu_check.json.
@@ -20,8 +20,7 @@ import tempfile
 import time
 import traceback
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 SAXPY = '''from numba import cuda
 
