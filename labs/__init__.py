@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .results import list_recorded, load, profile, save, validate  # noqa: F401
+from .results import list_recorded, load, machine_profile, save, validate  # noqa: F401
 from .roofline import my_roofline  # noqa: F401  (your GPU's roofline in one call)
 
 #: Every lab, in the order of the book. Labs I: the roofline; Labs II: the machine.

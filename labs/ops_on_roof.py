@@ -174,7 +174,7 @@ def _held_tensor_rate(result: dict) -> float | None:
 def plot(results: list[dict]):
     """Top: each op of the run at its intensity, under the datasheet roofs (the bounds,
     dashed) and beside measured reference lines (dotted: the copy bandwidth and FMA rate of
-    the book's one measured profile of that GPU, ``labs.profile``, or the run's own where the
+    the book's one measured profile of that GPU, ``labs.machine_profile``, or the run's own where the
     book has none; dash-dot: the FP16 tensor rate the clocks lab held
     for seconds on the same GPU). A measured line is one kernel's rate, so another kernel
     may pass it; none is computed from the ops it is drawn over. Bottom: the percent of its
@@ -199,7 +199,7 @@ def plot(results: list[dict]):
     prof = measured_profile(r)
     if prof is not None:    # the book's one measured GPU: the copy and FMA the text quotes
         copy, fma = prof.bandwidth("dram"), prof.peak_flops("fp32")
-        what = f"reference lines: the measured {r['context']['gpu_slug']}'s copy and FMA (labs.profile)"
+        what = f"reference lines: the measured {r['context']['gpu_slug']}'s copy and FMA (labs.machine_profile)"
     else:
         copy, fma = s.get("copy_bandwidth"), s.get("fma_flops")
         what = "reference lines: this run's copy and FMA kernel"

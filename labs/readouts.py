@@ -194,7 +194,7 @@ def _elementwise_share(r: dict) -> str | None:
 def _ops_on_roof(r: dict) -> list[Row]:
     """The run's FP16 burst and the element-wise ops' shares. The run's own copy and FMA
     rates are left out: they are this run's reference lines (drawn in its plot), and the
-    page quotes the book's one measured H200 (``labs.profile``) for those quantities."""
+    page quotes the book's one measured H200 (``labs.machine_profile``) for those quantities."""
     from .ops_on_roof import datasheet_share
 
     s, m = r["summary"], datasheet(r)

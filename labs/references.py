@@ -20,17 +20,17 @@ def datasheet(result: dict) -> machines.Machine | None:
 
 
 def measured_profile(result: dict) -> machines.Machine | None:
-    """The book's one measured profile (:func:`labs.results.profile`) of the GPU a result was
+    """The book's one measured profile (:func:`labs.results.machine_profile`) of the GPU a result was
     measured on, or None where the book recorded no profile of that GPU (a reference set, a
     live run on another card). Its copy and FMA rates are the reference lines every page
     quotes for that GPU, so a lab run on it is judged against the same copy as the text."""
-    from .results import RESULTS_DIR, profile
+    from .results import RESULTS_DIR, machine_profile
 
     ctx = result.get("context", {})
     slug = ctx.get("gpu_slug")
     if not slug or ctx.get("reference") or not (RESULTS_DIR / slug / "intensity.json").exists():
         return None
-    return profile(slug)
+    return machine_profile(slug)
 
 
 def reference_copy(result: dict) -> float | None:

@@ -84,11 +84,11 @@ def list_recorded(lab: str, results_dir: str | pathlib.Path | None = None) -> li
                                         r["context"].get("gpu_slug", "")))
 
 
-#: The labs whose recorded runs make a GPU's one measured profile (see :func:`profile`).
+#: The labs whose recorded runs make a GPU's one measured profile (see :func:`machine_profile`).
 PROFILE_LABS = ("intensity", "paradox", "pcie", "clocks")
 
 
-def profile(gpu: str = "H200", results_dir: str | pathlib.Path | None = None):
+def machine_profile(gpu: str = "H200", results_dir: str | pathlib.Path | None = None):
     """The one measured profile of a recorded GPU, as a ``perfmodel`` Machine.
 
     FP32 peak and DRAM copy bandwidth from the ``intensity`` run, the launch toll from

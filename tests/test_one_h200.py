@@ -1,5 +1,5 @@
 """One measured H200: every page quotes the H200's measured roofs from one profile
-(``labs.profile("H200")``, built from one recorded run of each lab it reads), so one
+(``labs.machine_profile("H200")``, built from one recorded run of each lab it reads), so one
 quantity has one value book-wide. The run-to-run spread is stated once, in the appendix.
 
 A quote is a number with the quantity's unit in a sentence of a page's authored prose
@@ -33,7 +33,7 @@ class Quantity:
     datasheet: float     # SI
 
 
-PROFILE = labs.profile("H200")
+PROFILE = labs.machine_profile("H200")
 SHEET = machines.get("H200")
 QUANTITIES = (
     Quantity("DRAM copy bandwidth", "TB/s", 1e12, r"\bcop(y|ies|ied|ying)\b",
