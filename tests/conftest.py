@@ -196,6 +196,15 @@ class Page:
             " ? Array.from(r) : r), text: t.text, visible: t.visible,"
             " cells: t.cells ? JSON.parse(JSON.stringify(t.cells.values || [])) : []}))", index)
 
+    def figure_index(self, name: str) -> int:
+        """The index of the first book figure whose id holds ``name`` (e.g.
+        "roofline-explorer"): tests find a figure by what it is, not by where a page puts it."""
+        i = self.page.evaluate("n => Array.from(document.querySelectorAll('.book-figure'))"
+                               ".findIndex(f => f.id.includes(n))", name)
+        if i < 0:
+            raise AssertionError(f"no figure named {name!r} on the page")
+        return i
+
     def figure_layout(self, index: int = 0):
         return self.page.evaluate(
             "i => JSON.parse(JSON.stringify(document.querySelectorAll("

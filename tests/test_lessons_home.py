@@ -28,7 +28,9 @@ import core_path  # noqa: E402
 LESSONS = ROOT / "chapters" / "lessons.yml"
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 NEAR_WORDS = 10
-TITLES = ("how gpus actually run ml",)
+#: Text every chapter carries on purpose: a source's title, and the reading-time line's words.
+TITLES = ("how gpus actually run ml",
+          "the lab notes and going further boxes are folded open them for the detail")
 WORD = re.compile(r"[a-z0-9']+")
 
 

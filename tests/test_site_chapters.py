@@ -3,6 +3,7 @@ site, no console error, the glued numbers reached the prose, every exercise has 
 solution, and every figure that has a slider or dropdown moves a trace when a reader
 clicks it."""
 import math
+import re
 
 import pytest
 
@@ -12,15 +13,15 @@ CHAPTERS = [
      ["8.14 TFLOP/s", "380,000", "19×", "192", "66.9 TFLOP/s", "H200 ÷ T4"], 14),
     # f = 10/110 and its 11x ceiling, Gustafson's 973x, the straggler's 12.8%, the toll table
     ("chapters/02_parallelism.html", "parallelism", 1,
-     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 14),
+     ["0.091", "11×", "973×", "12.8%", "Amdahl's serial fraction", "Tesla T4 (reference)"], 15),
     # the catalogue strip, the intensity calculator and the knob lab: vector add 1/12,
     # perfect-reuse matmul N/6, flash S/4
     ("chapters/03_intensity.html", "intensity", 3, ["0.083", "683", "512"], 15),
     # two roofline explorers, ops-on-roof, linear-batch, the measured explorer: the T4
     # ridge, the H100 BF16 ridge, the H100 crossover batch
-    ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 14),
+    ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 13),
     # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
-    ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 13),
+    ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 14),
     # divergence widget and lab: the H200's 2.011x and 4.022x through every warp, 1.009x
     # between warps, the T4's and H200's resident warps
     ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 13),
@@ -33,13 +34,21 @@ CHAPTERS = [
     # the H200's held tensor clock (1,500 MHz in the run of 2026-12-03)
     ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,500 MHz", "206 in BF16"], 12),
     # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
-    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 14),
+    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 15),
     # ring diagram, link-roof widget, comm lab (the model alone until a run is recorded): the
     # gradients' all-reduce over NVLink 4, the data-parallel ridge in tokens a GPU
     # comm: T* = 989e12 x 14 / (16 x 450e9) = 1,923 tokens, printed to three figures
     ("chapters/11_communication.html", "comm", 3, ["54.5 ms", "1,920 tokens", "450 GB/s"], 10),
 ]
 IDS = [c[1] for c in CHAPTERS]
+
+
+def _exercises_in_source(page: str) -> int:
+    """The {exercise} directives in the chapter's source: what the page must render."""
+    import pathlib
+
+    md = pathlib.Path(__file__).resolve().parents[1] / page.replace(".html", ".md")
+    return len(re.findall(r"^:{3,}\{exercise\}", md.read_text(), re.M))
 
 
 def _finite(values):
@@ -128,7 +137,7 @@ def test_chapter_renders_offline(open_page, page, name, least, texts, exercises)
     n_ex = p.page.locator(".exercise").count()
     assert n_ex >= 8, f"a chapter has at least eight exercises; found {n_ex}"
     assert p.page.locator(".solution").count() == n_ex, "every exercise has a solution"
-    assert n_ex == exercises
+    assert n_ex == exercises == _exercises_in_source(page), (n_ex, exercises)
     p.screenshot(f"{name}-light")
     assert p.blocked == [], f"requests left the site: {p.blocked}"
     assert p.errors == [], f"console errors: {p.errors}"

@@ -48,10 +48,11 @@ def test_no_gpu_note_is_readable(open_page, theme):
 
 def test_slider_rails_follow_the_theme(open_page):
     p = open_page("appendix/gallery.html", theme="light")
-    light = p.figure_layout(0)["sliders"][0]
+    i = p.figure_index("roofline-explorer")
+    light = p.figure_layout(i)["sliders"][0]
     p.set_theme("dark")
     p.page.wait_for_timeout(500)
-    dark = p.figure_layout(0)["sliders"][0]
+    dark = p.figure_layout(i)["sliders"][0]
     assert light["bgcolor"] != dark["bgcolor"]
     page_bg = p.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     rail = tuple(int(dark["bgcolor"][i:i + 2], 16) for i in (1, 3, 5))

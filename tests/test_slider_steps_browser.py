@@ -185,7 +185,8 @@ def test_steps_are_marked_for_book_plotly_and_themed(open_page):
     them), the sliders a dropdown entry installs too; the Python figure itself keeps
     plotly's default (a figure drawn outside the site steps by itself)."""
     p = open_page(PAGE, theme="dark")
-    lay = p.figure_layout(0)
+    i = p.figure_index("roofline-explorer")
+    lay = p.figure_layout(i)
     for sl in lay["sliders"]:
         assert all(st.get("execute") is False for st in sl["steps"] if st["method"] == "restyle")
         assert sl["bgcolor"] == "#2b2f36" and sl["activebgcolor"] == "#5c6470"
@@ -197,10 +198,10 @@ def test_steps_are_marked_for_book_plotly_and_themed(open_page):
     fig = widgets.roofline_explorer().static_figure().to_plotly_json()
     assert all("execute" not in st for sl in fig["layout"]["sliders"] for st in sl["steps"])
     # A dropdown entry installs its own sliders: they keep the dark rails.
-    plot = p.page.locator(".book-figure").nth(0)
+    plot = p.page.locator(".book-figure").nth(i)
     plot.locator(".updatemenu-header-group").nth(0).click()
     plot.locator(".updatemenu-item-text", has_text="machine: H100").first.click()
     p.page.wait_for_timeout(300)
-    after = p.figure_layout(0)
+    after = p.figure_layout(i)
     assert [sl["bgcolor"] for sl in after["sliders"]] == ["#2b2f36"] * len(after["sliders"])
     assert p.errors == [] and p.blocked == []

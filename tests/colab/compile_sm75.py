@@ -128,6 +128,10 @@ def launches(cc) -> list[tuple[str, str, object, tuple]]:
     walk = coalescing.walk_kernel()
     out += [("coalescing", "walk rows of a.t() (a view)", walk, (square.T, f64)),
             ("coalescing", "walk rows of a contiguous copy", walk, (square, f64))]
+    # profile.py's transpose lesson: naive / tiled / tiled_unpadded[(n/32, n/32), (32, 8)](a, out)
+    square64 = np.zeros((64, 64), np.float32)
+    out += [("profile", f"transpose {k.py_func.__name__}", k, (square64, square64.copy()))
+            for k in memkernels.transpose_kernels()]
     out += challenge_launches()
     try:  # labs.ready (the notebooks' setup cell): twice_plus_one[blocks, 256](x, out)
         from labs import ready_kernel
@@ -148,12 +152,27 @@ def challenge_launches() -> list[tuple[str, str, object, tuple]]:
     out = []
     for name in challenges.NAMES:
         spec = challenges.challenge(name)
+        textbook = challenges.textbook(name)
         for kind, module in (("starter", challenges.starter(name)),
-                             ("reference", challenges.reference(name))):
+                             ("reference", challenges.reference(name)),
+                             ("textbook", textbook)):
+            if module is None:
+                continue
             for kernel, args in spec.compile_args():
                 if hasattr(module, kernel):
                     out.append((f"challenge {name}", f"{kind}: {kernel}",
                                 getattr(module, kernel), args))
+    # labs.challenges.on_device: the plain copies of each challenge's launch shape
+    import numpy as np
+
+    from labs.challenges import copies
+
+    f32, sq = np.zeros(64, np.float32), np.zeros((64, 64), np.float32)
+    out += [("challenge copies", "copy1", copies.copy1, (f32, f32.copy())),
+            ("challenge copies", "read1", copies.read1, (f32, f32.copy())),
+            ("challenge copies", "tile_copy", copies.tile_copy, (f32, f32.copy(), 8)),
+            ("challenge copies", "fill_rows", copies.fill_rows, (sq, sq.copy(), sq.copy())),
+            ("challenge copies", "row_copy", copies.row_copy, (sq, sq.copy()))]
     return out
 
 
