@@ -22,23 +22,24 @@ CHAPTERS = [
     ("chapters/04_roofline.html", "roofline", 5, ["25.3", "295", "345"], 13),
     # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
     ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 14),
-    # divergence widget and lab: the H200's 2.011x and 4.022x through every warp, 1.009x
-    # between warps, the T4's and H200's resident warps
-    ("chapters/06_simt.html", "simt", 2, ["2.011", "4.022", "1.009", "8,448 warps"], 13),
+    # divergence widget and lab (the fixed-loop run of 2026-12-04): the H200's 1.993x and
+    # 7.928x through every warp, 1.041x between warps, the T4's and H200's resident warps
+    ("chapters/06_simt.html", "simt", 2, ["1.993", "7.928", "1.041", "8,448 warps"], 13),
     # Little's law widget, latency and Little's-law labs: the collapse, saturation over the
     # copy, the T4's 128 KB in flight
-    ("chapters/07_latency.html", "latency", 3, ["1.154", "1.055", "128 KB in flight"], 11),
+    ("chapters/07_latency.html", "latency", 3, ["1.154", "1.048", "128 KB in flight"], 11),
     # coalescing widget and lab: the random gather's 296 GB/s
     ("chapters/08_memory.html", "memory", 2, ["296 GB/s", "8.5×"], 11),
     # roof-moves and tiles-and-waves widgets, clocks and waves labs: the T4's FP32 peak,
     # the H200's held tensor clock (1,500 MHz in the run of 2026-12-03)
     ("chapters/09_roof_moves.html", "roof-moves", 4, ["8.14 TFLOP/s", "1,500 MHz", "206 in BF16"], 12),
-    # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB
-    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "0.6667"], 15),
+    # online-softmax widget, attention lab, roofline explorer: naive 17.2 GB, SDPA 33.6 MB,
+    # the naive count's 170 MB a head
+    ("chapters/10_flash_attention.html", "flash", 3, ["17.2 GB", "33.6 MB", "170 MB"], 15),
     # ring diagram, link-roof widget, comm lab (the model alone until a run is recorded): the
     # gradients' all-reduce over NVLink 4, the data-parallel ridge in tokens a GPU
-    # comm: T* = 989e12 x 14 / (16 x 450e9) = 1,923 tokens, printed to three figures
-    ("chapters/11_communication.html", "comm", 3, ["54.5 ms", "1,920 tokens", "450 GB/s"], 10),
+    # comm: the gradients' intensity at 2,048 tokens a GPU, 2,340 FLOP/byte
+    ("chapters/11_communication.html", "comm", 3, ["54.5 ms", "2,340 FLOP/byte", "450 GB/s"], 10),
 ]
 IDS = [c[1] for c in CHAPTERS]
 
