@@ -85,8 +85,8 @@ def _texts(name: str, value: object) -> list[str]:
 def check_id(what: str, value: object) -> str:
     """An assignment or student id: letters, digits, ``.``, ``_`` and ``-`` (it names files).
     ``what`` names it in the message."""
-    if not isinstance(what, str):
-        raise TypeError(f"what must be text naming the id (e.g. 'student id'), got {what!r}")
+    if not isinstance(what, str) or not what.strip():
+        raise TypeError(f"what must be text naming the id (e.g. 'student id'), got {what!r}"[:200])
     if what.startswith("student"):
         return check_student(value)
     if not isinstance(value, str) or not _ID.match(value.strip()):
@@ -356,10 +356,12 @@ _PIN = re.compile(r"^\s*commit = '([0-9a-f]{7,64})'  # the assignment's version"
 def pin_setup(source: str, commit: str) -> str:
     """The set-up cell's code with the book fetched at ``commit`` instead of the newest
     code of its branch; ValueError when the cell no longer has the lines to replace."""
-    if not re.fullmatch(r"[0-9a-f]{7,64}", commit or ""):
-        raise ValueError(f"commit must be a git commit's hex id, got {commit!r}")
+    if not isinstance(source, str):
+        raise TypeError(f"source must be the set-up cell's text, got {type(source).__name__}")
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{7,64}", commit):
+        raise ValueError(f"commit must be a git commit's hex id, got {commit!r}"[:200])
     if _FETCH not in source:
-        raise ValueError("the set-up cell of scripts/make_notebooks.py no longer fetches the "
+        raise ValueError("source: the set-up cell of scripts/make_notebooks.py no longer fetches the "
                          "book as exercises.assign expects: the assignment cannot pin it")
     return source.replace(_FETCH, _PINNED.format(commit=commit))
 
@@ -606,7 +608,7 @@ def expected(id: str, assignment: str, student: str | None, varied: bool,
     return variants.instance(id)
 
 
-def read_cell(id: str, sources: dict[str, str]):
+def _read_cell(id: str, sources: dict[str, str]):
     """(the answer as read, "") from the latest run answer cell of ``id``, or (None, the
     line a check cell says when there is no number to check)."""
     if id not in sources:
@@ -633,7 +635,7 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
         except ValueError as exc:
             lines.append(f"{id}: {exc}")
             continue
-        reading, said = read_cell(id, sources)
+        reading, said = _read_cell(id, sources)
         if reading is None:
             lines.append(said)
             continue

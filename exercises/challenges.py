@@ -144,10 +144,10 @@ def contained(command: list[str], folder: pathlib.Path, env: dict[str, str],
     with open(out, "wb") as fo, open(err, "wb") as fe:
         proc = subprocess.Popen(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
                                 stdout=fo, stderr=fe, start_new_session=True,
-                                preexec_fn=sandbox.preexec(limits, gpu), close_fds=True)
-        timed_out = sandbox.wait(proc, limits.wall_s)
+                                preexec_fn=sandbox._preexec(limits, gpu), close_fds=True)
+        timed_out = sandbox._wait(proc, limits.wall_s)
     wall = time.monotonic() - t0
-    return Run(None if timed_out else proc.returncode, sandbox.tail(out), sandbox.tail(err),
+    return Run(None if timed_out else proc.returncode, sandbox._tail(out), sandbox._tail(err),
                wall, timed_out)
 
 
@@ -315,6 +315,10 @@ def check_contained(name: str, source: str, *, limits: Limits | None = None, gpu
     there). Never raises for anything the submission does."""
     name, limits = _arguments(name, source, limits)
     command = _checker(checker)
+    if not isinstance(gpu, bool):
+        raise TypeError(f"gpu must be True or False, got {gpu!r}"[:200])
+    root = sandbox._path("root", root)
+    keep = None if keep is None else sandbox._path("keep", keep)
     text = module_source(source)
     if keep is not None:
         pathlib.Path(keep).parent.mkdir(parents=True, exist_ok=True)

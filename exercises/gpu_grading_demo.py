@@ -32,7 +32,7 @@ def _ghost(gradebook: str) -> str:
             "    os._exit(0)\n")
 
 
-def cells(root: pathlib.Path, gradebook: str) -> dict[str, dict[str, str]]:
+def _cells(root: pathlib.Path, gradebook: str) -> dict[str, dict[str, str]]:
     """Student -> challenge -> the challenge cell's code (after its marker line)."""
     sol = root / "labs" / "challenges" / "solutions"
     forged = ("import json, os\nprint(json.dumps({'challenge': 'saxpy', 'passed': True, "
@@ -43,7 +43,7 @@ def cells(root: pathlib.Path, gradebook: str) -> dict[str, dict[str, str]]:
                         + "from labs.challenges.solutions.fuse import *  # noqa\n"}}
 
 
-def notebook(assignment: str, student: str, code: dict[str, str]) -> dict:
+def _notebook(assignment: str, student: str, code: dict[str, str]) -> dict:
     """A minimal assignment notebook: for each challenge, its cell with the metadata the
     grader finds it by."""
     out = []
@@ -56,14 +56,14 @@ def notebook(assignment: str, student: str, code: dict[str, str]) -> dict:
             "metadata": {METADATA_KEY: {"assignment": assignment, "student": student}}}
 
 
-def write(out: pathlib.Path, root: pathlib.Path = _catalog.ROOT) -> pathlib.Path:
+def _write(out: pathlib.Path, root: pathlib.Path = _catalog.ROOT) -> pathlib.Path:
     """Write the demo under ``out``; returns the assignment folder."""
     out = pathlib.Path(out)
     folder, subs = out / "assignment", out / "submissions"
     folder.mkdir(parents=True, exist_ok=True)
     subs.mkdir(parents=True, exist_ok=True)
     gradebook = str((out / "grades" / "gradebook.csv").resolve())
-    code = cells(root, gradebook)
+    code = _cells(root, gradebook)
     spec = {"assignment": "gpudemo", "title": "GPU grading demo", "book_commit": "",
             "variants": False, "students": list(code), "digests": {},
             "exercises": [{"id": n, "chapter": "", "kind": "challenge", "varied": False,
@@ -74,15 +74,15 @@ def write(out: pathlib.Path, root: pathlib.Path = _catalog.ROOT) -> pathlib.Path
             "points": {n: 2.0 for n in NAMES}}
     (folder / SPEC).write_text(json.dumps(spec, indent=1) + "\n")
     for student, c in code.items():
-        (subs / f"{student}.ipynb").write_text(json.dumps(notebook("gpudemo", student, c)))
+        (subs / f"{student}.ipynb").write_text(json.dumps(_notebook("gpudemo", student, c)))
     return folder
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="folder to write the demo in")
     a = ap.parse_args(argv)
-    folder = write(pathlib.Path(a.out))
+    folder = _write(pathlib.Path(a.out))
     print(f"wrote {folder} and {pathlib.Path(a.out) / 'submissions'}; now run:\n"
           f"  {sys.executable} -m exercises grade {folder} {pathlib.Path(a.out) / 'submissions'}"
           f" --out {pathlib.Path(a.out) / 'grades'} --gpu")
@@ -90,4 +90,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main())

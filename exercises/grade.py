@@ -234,7 +234,7 @@ def _kernel_cell(cells: list[dict], name: str) -> dict | None:
     return cell
 
 
-def kernel_points(result: challenges.Result, points: float, scoring: dict | None,
+def _kernel_points(result: challenges.Result, points: float, scoring: dict | None,
                   gpu: bool) -> float:
     """A kernel challenge's points from the judge's verdicts (never from anything the
     submission printed): nothing unless every output is right; then ``correct`` of the
@@ -267,7 +267,7 @@ def _grade_kernel(ex: dict, student: str, cells: list[dict], problem: str,
                   kernel: dict) -> Row:
     """One kernel challenge's row: the challenge cell's text (never its outputs) collected
     in the sandbox and judged outside (:func:`exercises.challenges.run_check`), its points
-    from :func:`kernel_points`."""
+    from :func:`_kernel_points`."""
     name = ex["id"]
     if problem:
         return Row(student, name, "", PASSES, "missing" if path is None else "invalid", 0.0,
@@ -291,7 +291,7 @@ def _grade_kernel(ex: dict, student: str, cells: list[dict], problem: str,
         keep=pathlib.Path(keep) / _safe(student) / f"{name}.py" if keep else None,
         review=kernel.get("review", True))
     sub.kernels[name] = result
-    got = kernel_points(result, points, kernel.get("scoring"), gpu)
+    got = _kernel_points(result, points, kernel.get("scoring"), gpu)
     status = "pass" if got >= points else ("partial" if got > 0 else "fail")
     said = {"pass": "Passed", "partial": "Partly passed"}.get(status, f"Failed: {result.reason}")
     if result.held:  # never run: 0 points, the status says why, the kept cell is the rest
@@ -574,7 +574,7 @@ def late_flags(due: str | None, submitted: str | pathlib.Path | None,
     return out
 
 
-def read_hand(path: pathlib.Path) -> dict[tuple[str, str], tuple[float, str]]:
+def _read_hand(path: pathlib.Path) -> dict[tuple[str, str], tuple[float, str]]:
     """(student, exercise) -> (points, comment) from a CSV with those columns."""
     try:
         rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
@@ -719,9 +719,9 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
                 said = w[len(sub.path.name) + 2:]
                 sub.notes.append(f"{said[:1].upper()}{said[1:]} ({sub.path.name}).")
     (out / "feedback").mkdir(parents=True, exist_ok=True)
-    scores = read_hand(out / HAND) if (out / HAND).exists() else {}
+    scores = _read_hand(out / HAND) if (out / HAND).exists() else {}
     if hand is not None:
-        scores.update(read_hand(pathlib.Path(hand)))
+        scores.update(_read_hand(pathlib.Path(hand)))
     _write_hand(out / HAND, scores)
     _apply_hand(subs, scores)
     rows = old_rows + [dict(zip(COLUMNS, r.csv())) for sub in subs for r in sub.rows]
@@ -731,7 +731,7 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     for sub in subs:
         (out / "feedback" / f"{_safe(sub.student)}.md").write_text(_feedback(sub, spec))
     try:
-        questions = json.loads((pathlib.Path(load_spec_path(spec_path)).parent / RUBRIC)
+        questions = json.loads((pathlib.Path(_load_spec_path(spec_path)).parent / RUBRIC)
                                .read_text())
     except (OSError, ValueError):
         questions = {}
@@ -760,7 +760,7 @@ def grade(spec_path: str | pathlib.Path, folder: str | pathlib.Path,
     return subs
 
 
-def load_spec_path(path: str | pathlib.Path) -> pathlib.Path:
+def _load_spec_path(path: str | pathlib.Path) -> pathlib.Path:
     p = pathlib.Path(path)
     return p / SPEC if p.is_dir() else p
 

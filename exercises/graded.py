@@ -14,7 +14,7 @@ kernel starts again. It slows guessing; the grader, not this cell, decides the p
 """
 from __future__ import annotations
 
-from .assign import _latest_sources, _texts, answer_sources, read_cell
+from .assign import _latest_sources, _read_cell, _texts, answer_sources
 from .registry import get as get_exercise, judge
 
 #: Checks used so far in this session: (assignment, student, id) -> answers checked.
@@ -39,7 +39,7 @@ def check_answers(assignment: str, student: str | None, ids: list[str],
     sources = answer_sources(ids, _latest_sources() if history is None else history)
     lines = []
     for id in ids:
-        reading, said = read_cell(id, sources)
+        reading, said = _read_cell(id, sources)
         if reading is None:
             lines.append(said)
             continue

@@ -49,6 +49,25 @@ exec "$PY" -m exercises gradescope-run --root "$ROOT" --source "$ROOT/source"{fl
 """
 
 
+def _path(name: str, value: object) -> pathlib.Path:
+    """A file or folder argument as a Path, or TypeError naming the argument."""
+    if not isinstance(value, (str, pathlib.PurePath)) or not str(value).strip():
+        raise TypeError(f"{name} must be a path (text or pathlib.Path), got {value!r}"[:200])
+    return pathlib.Path(value)
+
+
+def _read_spec(name: str, path: pathlib.Path) -> dict:
+    """The assignment.json at ``path``, or ValueError naming the argument it came from."""
+    try:
+        spec = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot read {path} ({exc})"[:300]) from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("assignment"), str):
+        raise ValueError(f"{name}: {path} is not an assignment.json written by "
+                         "`python -m exercises assign`")
+    return spec
+
+
 def _repository(root: pathlib.Path) -> str:
     """The book's public repository, from ``_config.yml`` (read as text: no yaml needed)."""
     import re
@@ -68,14 +87,24 @@ def write_zip(assignment: str | pathlib.Path, zip_path: str | pathlib.Path, *,
     docstring) and return its path."""
     from ._catalog import ROOT
 
-    folder = pathlib.Path(assignment)
-    spec = json.loads((folder / SPEC).read_text())
+    folder = _path("assignment", assignment)
+    zip_path = _path("zip_path", zip_path)
+    key_path = None if key_path is None else _path("key_path", key_path)
+    root = None if root is None else _path("root", root)
+    spec = _read_spec("assignment", folder / SPEC)
     if not spec.get("book_commit"):
         raise ValueError("assignment: it records no book_commit (made outside a git "
                          "checkout?); the autograder installs the book at that commit")
     if spec.get("key_fingerprint") and key_path is None:
         raise ValueError("key_path: a keyed assignment's autograder needs the key")
-    zip_path = pathlib.Path(zip_path)
+    try:
+        key = None if key_path is None else key_path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"key_path: cannot read {key_path} ({exc})"[:300]) from None
+    try:
+        setup = SETUP.format(repo=_repository(root or ROOT), commit=spec["book_commit"])
+    except OSError as exc:
+        raise ValueError(f"root: cannot read the book's _config.yml ({exc})"[:300]) from None
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
         def add(name: str, text: str, mode: int = 0o644) -> None:
@@ -84,14 +113,13 @@ def write_zip(assignment: str | pathlib.Path, zip_path: str | pathlib.Path, *,
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, text)
 
-        add("setup.sh", SETUP.format(repo=_repository(root or ROOT),
-                                     commit=spec["book_commit"]), 0o755)
+        add("setup.sh", setup, 0o755)
         add("run_autograder", RUN.format(flags=""), 0o755)
         add(f"assignment/{SPEC}", (folder / SPEC).read_text())
         if (folder / RUBRIC).exists():
             add(f"assignment/{RUBRIC}", (folder / RUBRIC).read_text())
-        if key_path is not None:
-            add("key", pathlib.Path(key_path).read_text(), 0o600)
+        if key is not None:
+            add("key", key, 0o600)
     return zip_path
 
 
@@ -118,7 +146,7 @@ def _student(spec: dict, root: pathlib.Path, notebook: pathlib.Path) -> tuple[st
     return (said[0] if said else own or "unknown"), "The submitter is not on the roster."
 
 
-def results(subs, spec: dict, note: str, seconds: float) -> dict:
+def _results(subs, spec: dict, note: str, seconds: float) -> dict:
     """results.json (Gradescope's format) for one graded submission."""
     sub = subs[0]
     tests = []
@@ -142,8 +170,8 @@ def run(root: pathlib.Path, source: pathlib.Path) -> pathlib.Path:
     from .grade import grade
 
     t0 = time.monotonic()
-    spec_path = source / "assignment" / SPEC
-    spec = json.loads(spec_path.read_text())
+    root, source = _path("root", root), _path("source", source)
+    spec = _read_spec("source", source / "assignment" / SPEC)
     key = secret.read(source / "key") if (source / "key").exists() else None
     out = root / "results"
     out.mkdir(parents=True, exist_ok=True)
@@ -166,5 +194,5 @@ def run(root: pathlib.Path, source: pathlib.Path) -> pathlib.Path:
             shutil.copy(source / "assignment" / RUBRIC, tmp / RUBRIC)
         subs = grade(tmp / SPEC, subs_dir, tmp / "grades", key=key)
     (out / "results.json").write_text(json.dumps(
-        results(subs, spec, note, time.monotonic() - t0), indent=1) + "\n")
+        _results(subs, spec, note, time.monotonic() - t0), indent=1) + "\n")
     return out / "results.json"

@@ -20,13 +20,13 @@ ID_COLUMNS = ("student", "student id", "sis user id", "sis id", "id", "email", "
 _STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
 
 
-def check_student(value: object) -> str:
+def check_student(student: object) -> str:
     """A student id: 1 to 128 letters, digits, '.', '_', '-', '@' or '+' (an e-mail address
     is one), starting with a letter or digit; else ValueError saying so."""
-    if not isinstance(value, str) or not _STUDENT.match(value.strip()):
+    if not isinstance(student, str) or not _STUDENT.match(student.strip()):
         raise ValueError("student id must be 1 to 128 letters, digits, '.', '_', '-', '@' or "
-                         f"'+', starting with a letter or digit; got {value!r}"[:300])
-    return value.strip()
+                         f"'+', starting with a letter or digit; got {student!r}"[:300])
+    return student.strip()
 
 
 def _column(header: list[str], column: str | int | None) -> int:
@@ -105,6 +105,14 @@ def match(found: dict[str, pathlib.Path], roster: list[str],
     student its notebook's metadata names, when that student is on the roster and has no
     other submission, with a warning; else it stays under its own name (and the grader
     flags a student not on the roster). Returns (matched, warnings)."""
+    if not isinstance(found, dict) or not all(
+            isinstance(k, str) and isinstance(v, pathlib.PurePath) for k, v in found.items()):
+        raise TypeError(f"found must map names to notebook paths, got {found!r}"[:200])
+    if isinstance(roster, (str, bytes)) or not isinstance(roster, (list, tuple)) \
+            or not all(isinstance(s, str) for s in roster):
+        raise TypeError(f"roster must be a list of student ids, got {roster!r}"[:200])
+    if not isinstance(key, str) or not key:
+        raise TypeError(f"key must be the notebook metadata's key, got {key!r}"[:200])
     out: dict[str, pathlib.Path] = {}
     warnings: list[str] = []
     on = set(roster)

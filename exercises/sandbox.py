@@ -1,6 +1,6 @@
 """The sandbox every student check runs in: bubblewrap (``bwrap``), nothing of the grader.
 Where bubblewrap is missing (a GPU box without network to install it), the same sandbox
-is built from util-linux's ``unshare``, ``chroot`` and ``setpriv`` (:func:`unshare_argv`).
+is built from util-linux's ``unshare``, ``chroot`` and ``setpriv`` (:func:`_unshare_argv`).
 
 Inside, the check sees:
 
@@ -151,15 +151,51 @@ def _system() -> list[str]:
     return args
 
 
+def _path(name: str, value: object) -> pathlib.Path:
+    """A file or folder argument as a Path, or TypeError naming the argument."""
+    if not isinstance(value, (str, pathlib.PurePath)) or not str(value).strip():
+        raise TypeError(f"{name} must be a path (text or pathlib.Path), got {value!r}"[:200])
+    return pathlib.Path(value)
+
+
+def _texts(name: str, value: object, *, empty: bool = True) -> tuple[str, ...]:
+    """A list or tuple of text (a command, folders of the book), or TypeError naming it."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) \
+            or not all(isinstance(v, str) and v for v in value) or not (empty or value):
+        raise TypeError(f"{name} must be a list of text, got {value!r}"[:200])
+    return tuple(value)
+
+
+def _arguments(command: object, root: object, submission: object, inside_name: object,
+               limits: object, gpu: object, code: object, hidden: object) -> None:
+    """Check :func:`run`'s and :func:`probe`'s arguments (TypeError or ValueError naming
+    the argument)."""
+    if command is not None:
+        _texts("command", command, empty=False)
+    _path("root", root)
+    if submission is not None:
+        _path("submission", submission)
+    if not isinstance(inside_name, str) or not inside_name or "/" in inside_name \
+            or inside_name in (".", ".."):
+        raise ValueError(f"inside_name must be a file name, got {inside_name!r}"[:200])
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits, got {limits!r}"[:200])
+    if not isinstance(gpu, bool):
+        raise TypeError(f"gpu must be True or False, got {gpu!r}"[:200])
+    for name, value in (("code", code), ("hidden", hidden)):
+        if any(v.startswith("/") or ".." in v.split("/") for v in _texts(name, value)):
+            raise ValueError(f"{name} must be folders inside the book, got {value!r}"[:200])
+
+
 def gpu_devices() -> list[str]:
     """The NVIDIA device nodes of this machine (empty without an NVIDIA driver)."""
     return sorted(glob.glob("/dev/nvidia*"))
 
 
-def argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | None = None,
-         inside_name: str = "submission.py", limits: Limits = Limits(), gpu: bool = False,
-         code: tuple[str, ...] = CODE, hidden: tuple[str, ...] = HIDDEN,
-         env: dict[str, str] | None = None, fd: int = 3) -> list[str]:
+def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | None = None,
+          inside_name: str = "submission.py", limits: Limits = Limits(), gpu: bool = False,
+          code: tuple[str, ...] = CODE, hidden: tuple[str, ...] = HIDDEN,
+          env: dict[str, str] | None = None, fd: int = 3) -> list[str]:
     """The whole ``bwrap`` command line that runs ``command`` (paths as the sandbox sees
     them) in the sandbox described in the module's docstring, with ``submission`` bound
     read-only at ``/check/<inside_name>``; ``fd`` is the open pipe the payload goes to."""
@@ -246,7 +282,7 @@ class _Pids:
                     time.sleep(0.05)
 
 
-def preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
+def _preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
     """The function a child runs before its command starts: its resource limits (see the
     module's docstring), and its ``pids`` cgroup when there is one. On the simulator the
     stack limit is cut to :data:`SIM_STACK_BYTES`: the simulator runs each thread of a
@@ -274,7 +310,7 @@ def preexec(limits: Limits, gpu: bool, pids: _Pids | None = None):
     return apply
 
 
-def tail(path: pathlib.Path, n: int = 200_000) -> str:
+def _tail(path: pathlib.Path, n: int = 200_000) -> str:
     """The last ``n`` bytes of a file, as text ("" when it cannot be read)."""
     try:
         with open(path, "rb") as f:
@@ -299,7 +335,7 @@ def _drain(fd: int, dest: pathlib.Path, cap: int) -> None:
     os.close(fd)
 
 
-def wait(proc: subprocess.Popen, wall_s: float) -> bool:
+def _wait(proc: subprocess.Popen, wall_s: float) -> bool:
     """Wait for ``proc`` up to ``wall_s`` seconds, then kill its whole process group (what
     it left behind too); True when the wall-clock limit ended it."""
     timed_out = False
@@ -323,18 +359,20 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
     """Run ``command`` (as the sandbox sees it) in the sandbox. ``folder`` is the grader's
     own private folder for this check (never bound inside): stdout, stderr and the handed
     back file land there. Never raises for what the command does."""
-    folder = pathlib.Path(folder)
+    _arguments(command, root, submission, inside_name, limits, gpu, code, hidden)
+    folder = _path("folder", folder)
+    command, code, hidden = list(command), tuple(code), tuple(hidden)
     out, err, payload = folder / "stdout", folder / "stderr", folder / "out.npz"
     r, w = os.pipe()
     kind = backend()
     if kind == "unshare":
         base = folder / "root"
         base.mkdir(mode=0o700)
-        args = unshare_argv(command, root=root, base=base, submission=submission,
+        args = _unshare_argv(command, root=root, base=base, submission=submission,
                             inside_name=inside_name, limits=limits, gpu=gpu, code=code,
                             hidden=hidden, env=environment(gpu), fd=w)
     else:
-        args = argv(command, root=root, submission=submission, inside_name=inside_name,
+        args = _argv(command, root=root, submission=submission, inside_name=inside_name,
                     limits=limits, gpu=gpu, code=code, hidden=hidden, env=environment(gpu),
                     fd=w)
     reader = threading.Thread(target=_drain, args=(r, payload, limits.tmpfs_bytes), daemon=True)
@@ -346,11 +384,11 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
         with open(out, "wb") as fo, open(err, "wb") as fe:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
                                     pass_fds=(w,), start_new_session=True, close_fds=True,
-                                    preexec_fn=preexec(limits, gpu, pids),
+                                    preexec_fn=_preexec(limits, gpu, pids),
                                     env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
             os.close(w)
             w = -1
-            timed_out = wait(proc, limits.wall_s)
+            timed_out = _wait(proc, limits.wall_s)
     finally:
         if w != -1:
             os.close(w)
@@ -358,7 +396,7 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
     reader.join(timeout=10)
     wall = time.monotonic() - t0
     got = payload if payload.exists() and payload.stat().st_size > 0 else None
-    return Run(None if timed_out else proc.returncode, tail(out), tail(err), wall,
+    return Run(None if timed_out else proc.returncode, _tail(out), _tail(err), wall,
                timed_out, got)
 
 
@@ -378,15 +416,15 @@ def backend() -> str:
     return ""
 
 
-def unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
-                 submission: pathlib.Path | None = None, inside_name: str = "submission.py",
-                 limits: Limits = Limits(), gpu: bool = False, code: tuple[str, ...] = CODE,
-                 hidden: tuple[str, ...] = HIDDEN, env: dict[str, str] | None = None,
-                 fd: int = 3) -> list[str]:
-    """The sandbox of :func:`argv` built without bubblewrap, for a machine that lacks it:
+def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
+                  submission: pathlib.Path | None = None, inside_name: str = "submission.py",
+                  limits: Limits = Limits(), gpu: bool = False, code: tuple[str, ...] = CODE,
+                  hidden: tuple[str, ...] = HIDDEN, env: dict[str, str] | None = None,
+                  fd: int = 3) -> list[str]:
+    """The sandbox of :func:`_argv` built without bubblewrap, for a machine that lacks it:
     new user (root mapped to the grader), mount, PID, network, IPC and UTS namespaces; a
     trusted shell mounts a tmpfs at ``base`` (an empty folder of the grader's), binds into
-    it read-only what :func:`argv` binds, mounts the check's sized tmpfs and a fresh
+    it read-only what :func:`_argv` binds, mounts the check's sized tmpfs and a fresh
     /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
     and inheritable sets, no new privileges) before the command runs, as PID 1 of the
     namespace: it cannot mount, unmount or remount anything, and nothing outlives it."""
@@ -455,6 +493,8 @@ def probe(root: pathlib.Path, gpu: bool = False, code: tuple[str, ...] = CODE,
           hidden: tuple[str, ...] = HIDDEN) -> str:
     """Why the sandbox cannot start on this machine ("" when it can): ``bwrap`` missing,
     or namespaces refused (some containers forbid them). Checked once per setting."""
+    _arguments(None, root, None, "submission.py", Limits(), gpu, code, hidden)
+    code, hidden = tuple(code), tuple(hidden)
     key = (str(root), gpu, code, hidden)
     if key in _PROBE:
         return _PROBE[key]
