@@ -409,7 +409,7 @@ def reviewed(name: str, text: str) -> Result | None:
     when it may run."""
     try:
         uses = policy.review(text)
-    except SyntaxError as e:
+    except policy.InvalidSource as e:
         return Result(name, False, f"syntax error at line {e.lineno}: {e.msg}",
                       "the kernel cell is not valid Python, so it was not run")
     if uses is None:

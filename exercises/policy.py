@@ -60,13 +60,26 @@ def _import(node: ast.AST) -> str | None:
     return f"from {module} import ..."
 
 
+class InvalidSource(ValueError):
+    """A submission that is not valid Python: ``lineno`` (or None) and ``msg``."""
+
+    def __init__(self, lineno: int | None, msg: str):
+        self.lineno, self.msg = lineno, msg
+        super().__init__(f"source is not valid Python: {msg}"
+                         + (f" at line {lineno}" if lineno else ""))
+
+
 def review(source: str) -> str | None:
     """None when ``source`` (a submission's Python text) keeps to the policy; else the
     first thing it uses that the policy does not allow, in a few words ("os", "import
-    socket", "np.savez", "__globals__"). A SyntaxError is raised as it is."""
+    socket", "np.savez", "__globals__"). Text that is not Python raises :class:`InvalidSource`
+    (a ValueError naming ``source``, with the line and what is wrong)."""
     if not isinstance(source, str):
         raise TypeError(f"source must be a submission's text, got {type(source).__name__}")
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as e:       # ValueError: a null byte in the text
+        raise InvalidSource(getattr(e, "lineno", None), getattr(e, "msg", str(e))) from e
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             found = _import(node)

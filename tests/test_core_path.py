@@ -72,8 +72,9 @@ def test_core_path_is_at_most_3000_words(pages, name):
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_reading_time_is_stated_at_the_top_and_true(pages, name):
     html = pages[name]
-    first_h2 = html.find("<h2")
-    head = html[:first_h2 if first_h2 > 0 else len(html)]
+    start = html.find("<article")
+    first_h2 = html.find("<h2", start)            # the article's first section, not the sidebar's
+    head = html[start:first_h2 if first_h2 > 0 else len(html)]
     stated = core_path.READING_TIME.search(re.sub(r"<[^>]+>", "", head))
     assert stated, f"{name}: no 'Core path: about N minutes' line before the first section"
     want = core_path.reading_minutes(core_path.site_words(html))

@@ -23,11 +23,11 @@ CHAPTERS = [
     # fusion widget and lab, operation timer, PCIe lab: the GELU floor, the measured 2.83x
     ("chapters/05_triage.html", "triage", 4, ["2.50 ms", "2.83", "44"], 14),
     # divergence widget and lab (the fixed-loop run of 2026-12-04): the H200's 1.993x and
-    # 7.928x through every warp, 1.041x between warps, the T4's and H200's resident warps
-    ("chapters/06_simt.html", "simt", 2, ["1.993", "7.928", "1.041", "8,448 warps"], 13),
+    # 7.928x through every warp, 1.041x between warps, the warps of a million-element launch
+    ("chapters/06_simt.html", "simt", 2, ["1.993", "7.928", "1.041", "31,256 warps"], 13),
     # Little's law widget, latency and Little's-law labs: the collapse, saturation over the
     # copy, the T4's 128 KB in flight
-    ("chapters/07_latency.html", "latency", 3, ["1.154", "1.048", "128 KB in flight"], 11),
+    ("chapters/07_latency.html", "latency", 3, ["1.154", "4.42", "128 KB in flight"], 11),
     # coalescing widget and lab: the random gather's 296 GB/s
     ("chapters/08_memory.html", "memory", 2, ["296 GB/s", "8.5×"], 11),
     # roof-moves and tiles-and-waves widgets, clocks and waves labs: the T4's FP32 peak,
