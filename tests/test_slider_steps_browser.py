@@ -32,7 +32,10 @@ SERIALISE = r"""i => {
     copy.querySelectorAll('.hoverlayer, .slider-container, .updatemenu-container')
         .forEach(n => n.remove());
     return copy.outerHTML;
-  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '');
+  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '')
+    // a translate's sub-pixel noise (1.6990 against 1.7000 px) draws nothing different
+    .replace(/translate\(([-\d.e]+),\s*([-\d.e]+)\)/g,
+             (m, x, y) => `translate(${(+x).toFixed(2)},${(+y).toFixed(2)})`);
 }"""
 
 # What plotly computed from the data (the full traces and their calcdata), without
