@@ -277,8 +277,12 @@ def verdict(n: int, reports: list[dict]) -> tuple[bool, str]:
     errors = [(r["rank"], r.get("error") or c.get("error")) for r in reports
               for c in (r.get("cases") or [{}]) if r.get("error") or c.get("error")]
     if errors:
-        rank, err = errors[0]
-        if "timeout" in err.lower() or "timed out" in err.lower():
+        # A rank that gave up waiting is the first sign of a deadlock; under load its
+        # partner's report can come first, as gloo's "connection closed by peer".
+        timed = [(r, e) for r, e in errors
+                 if any(w in e.lower() for w in ("timeout", "timed out", "connection closed"))]
+        rank, err = timed[0] if timed else errors[0]
+        if timed:
             return False, (f"Rank {rank} waited past the time limit for a message that never "
                            "came: a receive without a matching send, or two ranks each waiting "
                            f"for the other (a deadlock). ({err})")
