@@ -37,20 +37,8 @@ pytestmark = pytest.mark.skipif(bool(sandbox.probe(ROOT)),
                                 reason=f"no sandbox here: {sandbox.probe(ROOT)}")
 
 STARTER = (ROOT / "labs" / "challenges" / "starters" / "saxpy.py").read_text()
-HONEST = '''from numba import cuda
-
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = a * x[i] + y[i]
-
-
-def launch(a, x, y, out):
-    threads = 256
-    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)
-'''
+# The right SAXPY, the same text the GPU check edits into its wrong kernels.
+from labs.challenges.engine_gpu_check import SAXPY as HONEST  # noqa: E402
 
 
 def _if_any_worked(attempts: list[str]) -> str:
