@@ -10,7 +10,8 @@ Inside, the check sees:
 - the Python it runs (the virtual environment and its base interpreter) and the system's
   ``/usr`` read-only, a few files of ``/etc`` (the loader's cache, passwd, ...);
 - one private tmpfs of a fixed size, ``/check``, holding the submission (read-only): the
-  only place it can write;
+  only place it can write, with ``/dev/shm`` (multiprocessing's); everything else, the
+  root that holds the folders above each bind included, is read-only;
 - its own user (uid 65534), PID, network (no interface but loopback), IPC and UTS
   namespaces; no capabilities; a new session; ``--die-with-parent``. When the command
   ends, the PID namespace ends and the kernel kills everything left in it, so a
@@ -134,7 +135,14 @@ def _python_paths() -> list[str]:
     """The folders the running Python needs: the virtual environment and its base."""
     paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     paths.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
-    return sorted(p for p in paths if p not in ("/", "/usr") and os.path.isdir(p))
+    paths = {p for p in paths if p not in ("/", "/usr") and os.path.isdir(p)}
+    for p in paths:
+        for inside in (BOOK, CHECK, "/proc", "/dev"):
+            if inside == p or inside.startswith(p.rstrip("/") + "/"):
+                raise ValueError(f"python: this Python lives at {p}, which would cover the "
+                                 f"sandbox's {inside}; install it (or its virtual "
+                                 "environment) anywhere else")
+    return sorted(paths)
 
 
 def _system() -> list[str]:
@@ -205,8 +213,6 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--clearenv", "--proc", "/proc", "--dev", "/dev"]
     args += _system()
-    for p in _python_paths():
-        args += ["--ro-bind", p, p]
     for rel in code:
         src = root / rel
         if not src.exists():
@@ -218,6 +224,8 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", CHECK]
     if submission is not None:
         args += ["--ro-bind", str(submission), f"{CHECK}/{inside_name}"]
+    for p in _python_paths():  # after /check's tmpfs, which would hide a Python under /check
+        args += ["--ro-bind", p, p]
     if gpu:
         for dev in gpu_devices():
             args += ["--dev-bind", dev, dev]
@@ -225,6 +233,10 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
             args += ["--ro-bind", "/sys", "/sys"]
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
+    # The root is bwrap's own tmpfs, holding the folders above each bind (say /tmp for a
+    # Python under /tmp), owned by the check's user: made read-only, so that /check stays
+    # the only place a check can write.
+    args += ["--remount-ro", "/"]
     shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
     args += ["--chdir", CHECK, "/bin/bash", "--norc", "--noprofile", "-c", shell, "bash", *command]
     return args
@@ -451,8 +463,6 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
     for name in ETC:
         if os.path.exists(f"/etc/{name}"):
             bind(f"/etc/{name}", f"/etc/{name}")
-    for p in _python_paths():
-        bind(p, p)
     for rel in code:
         src = pathlib.Path(root) / rel
         if not src.exists():
@@ -465,6 +475,8 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
                  f'mode=777 tmpfs "$R"{CHECK}')
     if submission is not None:
         bind(str(submission), f"{CHECK}/{inside_name}")
+    for p in _python_paths():  # after /check's tmpfs, which would hide a Python under /check
+        bind(p, p)
     lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
     for dev in ("null", "zero", "random", "urandom", "tty"):
         if os.path.exists(f"/dev/{dev}"):
@@ -475,6 +487,9 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
             bind(dev, dev, dev=True)
         if os.path.isdir("/sys"):
             bind("/sys", "/sys")
+    # The base tmpfs holds the folders above each bind, owned by the check's (root-mapped)
+    # user: read-only, so that /check (and /dev/shm) stay the only places it can write.
+    lines.append('mount -o remount,ro "$R"')
     exports = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items())
     shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
     lines.append(f'exec chroot "$R" /usr/bin/env -i {exports} /usr/bin/setpriv '

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import os
 import pkgutil
 import resource
 import signal
@@ -111,6 +112,17 @@ def _params(fn):
         return None
     return [p for p in sig.parameters.values()
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _in_a_scratch_folder(tmp_path_factory):
+    """Run every call from an empty folder: a function given odd text as a file name
+    writes there, never into the book's root (where a stray notebook or markdown file
+    breaks a concurrent book build, whose warnings are errors)."""
+    before = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("fuzz-cwd"))
+    yield
+    os.chdir(before)
 
 
 def test_there_is_something_to_fuzz():

@@ -98,7 +98,9 @@ def test_a_key_press_on_each_slider_moves_the_traces(lab_page):
 # empty text groups plotly leaves for points with no text, and without the small shift
 # plotly gives an axis title to clear its tick labels: plotly's own relayout of an
 # autorange (a "rerange" step) and its whole replot settle it differently (coalescing's
-# byte-address title: 1.7 px, once), whoever asked for them.
+# byte-address title: 1.7 px, once), whoever asked for them. Coordinates are compared to
+# a hundredth of a pixel: a tick label at y="359.00000000000006" after one and y="359"
+# after the other draws the same.
 SVG = r"""i => {
   const gd = window.__book.outputs()[i].querySelector('.js-plotly-plot');
   return Array.from(gd.querySelectorAll('.main-svg')).map(svg => {
@@ -106,7 +108,8 @@ SVG = r"""i => {
     copy.querySelectorAll('.hoverlayer, .updatemenu-container').forEach(n => n.remove());
     copy.querySelectorAll('g[class^="g-"][class$="title"]').forEach(n => n.removeAttribute('transform'));
     return copy.outerHTML;
-  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '');
+  }).join('\n').replace(/<g class="textpoint"( transform="[^"]*")?><\/g>/g, '')
+    .replace(/\d+\.\d+/g, m => String(+(+m).toFixed(2)));
 }"""
 
 

@@ -215,56 +215,67 @@ def _classes():
                     states.append(st)
                 ready, waiting = list(states), {}
                 live = len(states)
-                while True:
-                    for st in ready:
-                        for f in fields:
-                            setattr(w, f, st[f])
-                        got = st["g"].switch(st["send"]) if st["send"] is not None \
-                            else st["g"].switch()
-                        for f in fields:
-                            st[f] = getattr(w, f)
-                        if got[0] == "done":
-                            live -= 1
-                            if w.traced:
-                                rec.paths[(w.key, st["thread_id"] // WARP)].add(st["path"])
-                        elif got[0] == "error":  # Thread.run names this thread's indices
-                            raise got[1].with_traceback(got[2])
-                        else:
-                            waiting[id(st)] = (st, got)
-                    ready = []
-                    if not waiting:
-                        break
-                    warps: dict = defaultdict(list)
-                    for st, got in waiting.values():
-                        if got[0] == "shfl":
-                            warps[st["thread_id"] // WARP].append((st, got))
-                    for warp, lanes in warps.items():
-                        if len(lanes) == WARP:
-                            value = {s_["thread_id"] % WARP: g_[1] for s_, g_ in lanes}
-                            for s_, g_ in lanes:
-                                src = g_[2]
-                                s_["send"] = (value[src] if 0 <= src < WARP
-                                              else value[s_["thread_id"] % WARP],)
-                                del waiting[id(s_)]
+                try:
+                    while True:
+                        for st in ready:
+                            for f in fields:
+                                setattr(w, f, st[f])
+                            got = st["g"].switch(st["send"]) if st["send"] is not None \
+                                else st["g"].switch()
+                            for f in fields:
+                                st[f] = getattr(w, f)
+                            if got[0] == "done":
+                                live -= 1
+                                if w.traced:
+                                    rec.paths[(w.key, st["thread_id"] // WARP)].add(st["path"])
+                            elif got[0] == "error":  # Thread.run names this thread's indices
+                                raise got[1].with_traceback(got[2])
+                            else:
+                                waiting[id(st)] = (st, got)
+                        ready = []
+                        if not waiting:
+                            break
+                        warps: dict = defaultdict(list)
+                        for st, got in waiting.values():
+                            if got[0] == "shfl":
+                                warps[st["thread_id"] // WARP].append((st, got))
+                        for warp, lanes in warps.items():
+                            if len(lanes) == WARP:
+                                value = {s_["thread_id"] % WARP: g_[1] for s_, g_ in lanes}
+                                for s_, g_ in lanes:
+                                    src = g_[2]
+                                    s_["send"] = (value[src] if 0 <= src < WARP
+                                                  else value[s_["thread_id"] % WARP],)
+                                    del waiting[id(s_)]
+                                    ready.append(s_)
+                        if not ready and len(waiting) == live and all(
+                                g_[0] == "sync" for _s, g_ in waiting.values()):
+                            for s_, _g in waiting.values():
+                                s_["send"] = (None,)
                                 ready.append(s_)
-                    if not ready and len(waiting) == live and all(
-                            g_[0] == "sync" for _s, g_ in waiting.values()):
-                        for s_, _g in waiting.values():
-                            s_["send"] = (None,)
-                            ready.append(s_)
-                        waiting = {}
-                    if not ready:
-                        if warps:
+                            waiting = {}
+                        if not ready:
+                            if warps:
+                                raise BlockError(
+                                    f"ctaid={list(grid_point)}: warp {min(warps)}: not every "
+                                    f"lane reached the shuffle (a shuffle inside a branch only "
+                                    f"some lanes take, or after some lanes returned?); all 32 "
+                                    f"lanes of a warp must call it")
                             raise BlockError(
-                                f"ctaid={list(grid_point)}: warp {min(warps)}: not every "
-                                f"lane reached the shuffle (a shuffle inside a branch only "
-                                f"some lanes take, or after some lanes returned?); all 32 "
-                                f"lanes of a warp must call it")
-                        raise BlockError(
-                            f"ctaid={list(grid_point)}: not every thread reached "
-                            f"cuda.syncthreads() (a barrier inside a branch, or after an "
-                            f"early return?)")
-                sys.settrace(None)
+                                f"ctaid={list(grid_point)}: not every thread reached "
+                                f"cuda.syncthreads() (a barrier inside a branch, or after an "
+                                f"early return?)")
+                finally:
+                    # Every greenlet ends here, in the thread that made it: one left
+                    # suspended (a block stopped by an error or a deadlock), or this
+                    # thread's main greenlet, collected later from another thread, can
+                    # crash the interpreter (seen: SIGSEGV while garbage-collecting).
+                    sys.settrace(None)
+                    for st in states:
+                        if not st["g"].dead:
+                            st["g"].throw(gl.GreenletExit)
+                    states.clear()
+                    self.main = None
 
             self.live, self.greenlets = 1, True
             w = Thread(body, self, grid_point, (0, 0, 0), self._debug)
