@@ -33,8 +33,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: Extra versions of the weakest references, timed beside them: challenge -> {label:
 #: module}. Each module has the reference's names.
 VARIANTS: dict[str, dict[str, str]] = {
-    "regroup": {"threads128": "labs.challenges.variants.regroup_threads128",
-                "threads512": "labs.challenges.variants.regroup_threads512"},
+    "regroup": {"balanced": "labs.challenges.variants.regroup_balanced",
+                "quad": "labs.challenges.variants.regroup_quad"},
+    "softmax": {"balanced": "labs.challenges.variants.softmax_balanced",
+                "t512": "labs.challenges.variants.softmax_t512"},
+    "matmul": {"rows64": "labs.challenges.variants.matmul_rows64",
+               "rows16": "labs.challenges.variants.matmul_rows16"},
 }
 
 

@@ -28,8 +28,9 @@ def matmul(a, b, c):
     r0 = cuda.blockIdx.y * ROWS
     m, n = c.shape
     c0 = cuda.blockIdx.x * COLS
-    if r0 + t // K < m:
-        at[t // K, t % K] = a[r0 + t // K, t % K]
+    for i in range(t, ROWS * K, THREADS):   # the tile's rows of A: one value a thread
+        if r0 + i // K < m:
+            at[i // K, i % K] = a[r0 + i // K, i % K]
     if n % 4 != 0 or r0 + ROWS > m or c0 + COLS > n:   # an edge tile
         cuda.syncthreads()
         for k in range(4):
