@@ -139,7 +139,11 @@
         return [cellNumber(yv)].concat((Array.isArray(z[k]) ? z[k] : []).map(cellNumber));
       })];
     }
-    var xs = list(t.x) || [], ys = list(t.y) || [], texts = Array.isArray(t.text) ? t.text : null;
+    // A trace drawn at scaled positions names the numbers its table lists instead
+    // (meta.table_x: "customdata"; coalescing's byte addresses).
+    var byData = (t.meta || {}).table_x === "customdata" && list(t.customdata);
+    var xs = (byData ? list(t.customdata) : list(t.x)) || [], ys = list(t.y) || [];
+    var texts = Array.isArray(t.text) ? t.text : null;
     var heads = [xTitle || "x", yTitle || "y"].concat(texts ? ["label"] : []), out = [];
     for (i = 0; i < Math.max(xs.length, ys.length); i++) {
       var xv = i < xs.length ? xs[i] : undefined, yv2 = i < ys.length ? ys[i] : undefined;

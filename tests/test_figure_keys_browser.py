@@ -39,11 +39,7 @@ PAGE = "appendix/gallery.html"
 GD = "document.querySelectorAll('.book-figure .js-plotly-plot')[%s]"
 #: Figures whose drawn SVG may differ from a whole restyle's, by name, with the reason (the
 #: data, the model and plotly's state are still compared for them).
-KNOWN_SVG = {"coalescing": (
-    "the step engine's rerange path (plotly's relayout of the byte axis' autorange) places "
-    "that axis' grid lines differently from a whole restyle on a step that doubles the range "
-    "after a Home (a mouse click does the same: last, first, then step 1); an engine defect "
-    "in widgets/plotly_step.js, not a keyboard one")}
+KNOWN_SVG: dict[str, str] = {}
 # The gallery's figures with sliders: (index, figure id, slider count, menu count).
 SLIDER_FIGURES = """() => Array.from(document.querySelectorAll('.book-figure')).map((f, i) => {
   const gd = f.querySelector('.js-plotly-plot');

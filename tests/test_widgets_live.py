@@ -180,8 +180,17 @@ def test_coalescing_sectors_per_stride():
         bars = live_trace(live, "32-byte sectors moved")
         assert len(bars.x) == sectors
         assert list(live_trace(live, "this stride").y) == approx([128 / (sectors * 32)])
+        lanes = live_trace(live, "lane's 4 bytes")
+        assert list(lanes.customdata) == [int(a) for a in addr]       # hover and table
         if stride != "random":
-            assert list(live_trace(live, "lane's 4 bytes").x) == [lane * stride * 4 for lane in range(32)]
+            assert list(lanes.customdata) == [lane * stride * 4 for lane in range(32)]
+            # drawn on the byte axis's fixed 0..1 range, the warp's span (32 lanes x
+            # stride x 4 bytes, a power of two) its 1
+            span = 32 * stride * 4
+            assert list(lanes.x) == approx([lane * stride * 4 / span for lane in range(32)])
+            labels = [t for t in live.figure.data if (t.meta or {}).get("role") == "axis labels"]
+            assert [t.text for t in labels] == [(f"{0:,}", f"{span // 4:,}", f"{span // 2:,}",
+                                                 f"{3 * span // 4:,}", f"{span:,}")]
 
 
 def test_tiles_and_waves_1792_vs_1793():

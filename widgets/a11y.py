@@ -170,6 +170,11 @@ def _columns(trace: dict, x_title: str, y_title: str) -> tuple[list[str], list[l
         head = [y_title or "y", *[f"{x_title or 'x'} {number(v)}" for v in xs]]
         return head, [[number(yv), *[number(c) for c in (row or [])]] for yv, row in zip(ys, z)]
     xs, ys = trace.get("x"), trace.get("y")
+    # A trace drawn at scaled positions names the numbers its table lists instead
+    # (meta table_x "customdata": coalescing's byte addresses).
+    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
+    if meta.get("table_x") == "customdata" and isinstance(trace.get("customdata"), list):
+        xs = trace["customdata"]
     xs = xs if isinstance(xs, list) else []
     ys = ys if isinstance(ys, list) else []
     texts = trace.get("text") if isinstance(trace.get("text"), list) else None
@@ -261,6 +266,8 @@ def step_words(label: str, value_text: str, traces: list[dict], moved: list[int]
     for j in moved:
         t = traces[j]
         if not _shown(t):
+            if isinstance(t.get("meta"), dict) and t["meta"].get("role") == "axis labels":
+                continue      # an axis's tick labels drawn as text: the axis, not a result
             texts = t.get("text") if isinstance(t.get("text"), list) else []
             words = [plain(s) for s in texts if plain(s)]
             if words:

@@ -54,16 +54,29 @@ class Coalescing(View):
         n_sec = len(sec)
         useful = simt.useful_fraction(st, ELEM, SECTOR)
         xs = [x for x in STRIDES]
+        # The byte axis spans the sectors moved, [0, span] (span: the power of two that
+        # holds them, so the labels are round), drawn at a fixed range of 0 to 1 with its
+        # labels as a text trace: a step moves traces only, never the axis (an axis plotly
+        # ranges again costs a relayout, too slow for a frame).
+        span = 1 << (max(starts, default=0) + SECTOR - 1).bit_length()
+        ticks = [i / 4 for i in range(5)]
         return [
-            {"type": "bar", "x": [x + SECTOR / 2 for x in starts], "y": [32] * n_sec,
-             "width": [SECTOR * 0.96] * n_sec, "base": [-0.5] * n_sec, "name": "32-byte sectors moved",
+            {"type": "bar", "x": [(x + SECTOR / 2) / span for x in starts], "y": [32] * n_sec,
+             "width": [SECTOR * 0.96 / span] * n_sec, "base": [-0.5] * n_sec,
+             "name": "32-byte sectors moved", "customdata": [x + SECTOR // 2 for x in starts],
+             "meta": {"table_x": "customdata"},
              "marker": {"color": "rgba(76,120,168,0.25)", "line": {"width": 0}},
              "xaxis": "x", "yaxis": "y", "hoverinfo": "skip"},
-            {"type": "scatter", "mode": "markers", "name": "lane's 4 bytes", "x": pos,
-             "y": list(range(simt.WARP)), "marker": {"color": COLORS["accent"], "size": 6,
-                                                      "symbol": "square"},
-             "customdata": [int(a) for a in addr], "xaxis": "x", "yaxis": "y",
+            {"type": "scatter", "mode": "markers", "name": "lane's 4 bytes",
+             "x": [x / span for x in pos], "y": list(range(simt.WARP)),
+             "marker": {"color": COLORS["accent"], "size": 6, "symbol": "square"},
+             "customdata": [int(a) for a in addr], "meta": {"table_x": "customdata"},
+             "xaxis": "x", "yaxis": "y",
              "hovertemplate": "lane %{y}: byte %{customdata:,}<extra></extra>"},
+            {"type": "scatter", "mode": "text", "x": ticks, "y": [-1] * len(ticks),
+             "text": [f"{round(f * span):,}" for f in ticks], "textposition": "bottom center",
+             "cliponaxis": False, "textfont": {"size": 12}, "xaxis": "x", "yaxis": "y",
+             "meta": {"role": "axis labels"}, "hoverinfo": "skip", "showlegend": False},
             {"type": "scatter", "mode": "text", "x": [0], "y": [35], "xaxis": "x", "yaxis": "y",
              "text": [f"{n_sec} sectors{' (side by side)' if compress else ''} = "
                       f"{n_sec * SECTOR:,} B moved<br>for 128 B used: {fraction_label(useful)} useful"],
@@ -82,8 +95,10 @@ class Coalescing(View):
         ]
 
     def layout(self, s: Settings) -> dict:
-        return {"xaxis": {"domain": [0, 1], "anchor": "y", "title": {"text": "byte address", "standoff": 2},
-                          "autorange": True, "zeroline": False},
+        return {"xaxis": {"domain": [0, 1], "anchor": "y",
+                          "title": {"text": "byte address", "standoff": 22},
+                          "range": [-0.03, 1.03], "tickvals": [i / 4 for i in range(5)],
+                          "showticklabels": False, "zeroline": False},
                 "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 38],
                           "title": {"text": "lane"}},
                 "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "category",
