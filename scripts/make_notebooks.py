@@ -17,7 +17,10 @@ kernel, the setup cell taking its non-Colab path, ``execute: timeout:`` of
 ``_config.yml``), every chapter in a process of its own, several at a time, and the
 values glued in its outputs are formatted as myst-nb formats them. A pasted name that no
 code cell glues stops the generation (and ``--check``) with the chapter and the name.
-``--check`` executes the chapters too, so a twin is stale when a number changes.
+``--check`` executes the chapters too, so a twin is stale when a number changes. Where
+the book build's own execution of a chapter is newer than the chapter and every file of
+code a chapter runs, its glued values (``_build/jupyter_execute``) are read instead of
+executing the chapter again: the same code, executed the same way.
 
 In Colab the setup cell fetches the
 book's code from the repository and branch set in ``_config.yml``, installs what Colab
@@ -349,24 +352,64 @@ def _run_worker(text: str, cwd: pathlib.Path, timeout: int) -> dict[str, Any]:
         return json.loads(result.read_text())
 
 
+#: Where the book build (myst-nb) writes each executed chapter's glued values.
+BUILT_GLUE = pathlib.PurePosixPath("_build/jupyter_execute/chapters")
+#: What a chapter's execution reads: the code a build re-executes every page for when it
+#: changes (the Makefile's CODE), relative to the root.
+RUN_INPUTS = ("perfmodel/**/*.py", "widgets/**/*.py", "labs/**/*.py", "exercises/**/*.py",
+              "_ext/**/*.py", "labs/results/*/*.json")
+
+
+def built_glue(name: str, root: pathlib.Path = ROOT) -> dict[str, dict] | None:
+    """The values the book build glued when it executed ``chapters/<name>.md`` (myst-nb's
+    ``<name>.glue.json``: name -> mime bundle), or None when there is no such file or it
+    is older than the chapter or any code a chapter runs (the build is stale)."""
+    path = root / BUILT_GLUE / f"{name}.glue.json"
+    if not path.is_file():
+        return None
+    built = path.stat().st_mtime
+    inputs = [root / CHAPTERS / f"{name}.md"]
+    inputs += [f for pattern in RUN_INPUTS for f in root.glob(pattern)]
+    if any(f.stat().st_mtime > built for f in inputs if f.is_file()):
+        return None
+    try:
+        outputs = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(outputs, dict):
+        return None
+    return {key: {mime: "".join(v) if isinstance(v, list) else v
+                  for mime, v in (out.get("data") or {}).items()}
+            for key, out in outputs.items() if isinstance(out, dict)}
+
+
 def glued_values(names: list[str], root: pathlib.Path = ROOT,
-                 timings: dict[str, float] | None = None) -> dict[str, dict[str, dict]]:
-    """Every chapter's glued values (name -> mime bundle), from executing its twin's code
-    as the book build does; chapters run in parallel, each in a process and kernel of its
-    own. ``timings`` (when given) receives each chapter's execution time."""
+                 timings: dict[str, float] | None = None,
+                 reuse_build: bool = True) -> dict[str, dict[str, dict]]:
+    """Every chapter's glued values (name -> mime bundle): those the book build glued
+    when it executed the chapter, where that build is newer than the chapter and its code
+    (:func:`built_glue`; ``reuse_build=False`` never uses them), else from executing its
+    twin's code as the book build does; chapters run in parallel, each in a process and
+    kernel of its own. ``timings`` (when given) receives each executed chapter's time."""
     timeout = int((_config(root).get("execute") or {}).get("timeout") or 120)
-    texts = {n: nbformat.writes(_skeleton(n, root)) for n in names}
-    workers = max(1, min(len(names), max(2, os.cpu_count() or 2)))
+    results: dict[str, dict[str, Any]] = {}
+    for n in names:
+        built = built_glue(n, root) if reuse_build else None
+        if built is not None:
+            results[n] = {"glued": built}
+    todo = [n for n in names if n not in results]
+    texts = {n: nbformat.writes(_skeleton(n, root)) for n in todo}
+    workers = max(1, min(len(todo), max(2, os.cpu_count() or 2)))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:  # threads wait on processes
         futures = {n: pool.submit(_run_worker, texts[n], root / CHAPTERS, timeout)
-                   for n in names}
-        results = {n: f.result() for n, f in futures.items()}
+                   for n in todo}
+        results.update({n: f.result() for n, f in futures.items()})
     failed = [f"{CHAPTERS}/{n}.md: {r['error']}" for n, r in results.items() if "error" in r]
     if failed:
         raise RuntimeError("executing the chapters for their glued values failed:\n"
                            + "\n\n".join(failed))
     if timings is not None:
-        timings.update({n: r["seconds"] for n, r in results.items()})
+        timings.update({n: r["seconds"] for n, r in results.items() if "seconds" in r})
     return {n: r["glued"] for n, r in results.items()}
 
 
@@ -454,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     except (GlueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"executed {len(timings)} chapters for their glued values "
+    print(f"executed {len(timings)} chapters for their glued values (the others' read from "
+          f"the book build) "
           f"({', '.join(f'{n} {s:.1f} s' for n, s in timings.items())}); "
           f"{time.perf_counter() - start:.1f} s in all", file=sys.stderr)
     return 1 if problems else 0

@@ -270,3 +270,26 @@ def test_twin_executes_with_nbclient(name, executed):
     # Outside Colab the cell installs nothing and prints only its status (labs.ready).
     assert [o["output_type"] for o in outputs] == ["stream"], outputs
     assert outputs[0]["text"].startswith(("Ready (", "Set up, with a problem (")), outputs
+
+
+def test_the_book_builds_glued_values_are_used_only_while_fresh(tmp_path):
+    """A chapter's values are read from the book build (myst-nb's glue.json) only while it
+    is newer than the chapter and the code a chapter runs; otherwise the chapter runs."""
+    _chapter(tmp_path, 'from myst_nb import glue\nglue("speedup", 19.04, display=False)',
+             "It runs {glue:text}`speedup:.1f` times faster.")
+    (tmp_path / "labs").mkdir()
+    (tmp_path / "labs" / "lab.py").write_text("X = 1\n")
+    built = tmp_path / make_notebooks.BUILT_GLUE / "01_x.glue.json"
+    built.parent.mkdir(parents=True)
+    built.write_text(json.dumps({"speedup": {"output_type": "display_data",
+                                             "data": {"text/plain": "7.5"}}}))
+    old, new = 1_000_000_000, 1_000_000_100
+    for f in (tmp_path / "chapters" / "01_x.md", tmp_path / "labs" / "lab.py"):
+        os.utime(f, (old, old))
+    os.utime(built, (new, new))
+    assert make_notebooks.built_glue("01_x", tmp_path) == {"speedup": {"text/plain": "7.5"}}
+    text = make_notebooks.expected(tmp_path)["notebooks/01_x.ipynb"]
+    assert "It runs 7.5 times faster." in text          # read, not executed (19.0)
+    os.utime(tmp_path / "labs" / "lab.py", (new + 1, new + 1))   # code changed since
+    assert make_notebooks.built_glue("01_x", tmp_path) is None
+    assert "It runs 19.0 times faster." in make_notebooks.expected(tmp_path)["notebooks/01_x.ipynb"]
