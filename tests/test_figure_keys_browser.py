@@ -119,7 +119,8 @@ PAGE_SPEC = """i => {
   const data = gd.data.map(t => {
     const o = {};
     for (const k of ['type', 'name', 'x', 'y', 'z', 'text', 'hoverinfo', 'showlegend', 'visible',
-                     'header', 'cells']) if (t[k] !== undefined) o[k] = plainArr(t[k]);
+                     'header', 'cells', 'customdata', 'meta'])
+      if (t[k] !== undefined) o[k] = plainArr(t[k]);
     for (const k of ['header', 'cells']) if (t[k]) o[k] = {values: plainArr(t[k].values)};
     return o;
   });

@@ -154,6 +154,16 @@ def figure_description(spec: dict) -> str:
     return " ".join(parts)
 
 
+def _table_x(trace: dict) -> Any:
+    """The x values a reader is told of: the trace's x, or, for a trace drawn at scaled or
+    index positions, the values it names instead (meta table_x "customdata": coalescing's
+    byte addresses and strides)."""
+    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
+    if meta.get("table_x") == "customdata" and isinstance(trace.get("customdata"), list):
+        return trace["customdata"]
+    return trace.get("x")
+
+
 def _columns(trace: dict, x_title: str, y_title: str) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of one trace's numbers."""
     kind = trace.get("type", "scatter")
@@ -169,12 +179,7 @@ def _columns(trace: dict, x_title: str, y_title: str) -> tuple[list[str], list[l
         ys = ys if isinstance(ys, list) and len(ys) == len(z) else list(range(len(z)))
         head = [y_title or "y", *[f"{x_title or 'x'} {number(v)}" for v in xs]]
         return head, [[number(yv), *[number(c) for c in (row or [])]] for yv, row in zip(ys, z)]
-    xs, ys = trace.get("x"), trace.get("y")
-    # A trace drawn at scaled positions names the numbers its table lists instead
-    # (meta table_x "customdata": coalescing's byte addresses).
-    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
-    if meta.get("table_x") == "customdata" and isinstance(trace.get("customdata"), list):
-        xs = trace["customdata"]
+    xs, ys = _table_x(trace), trace.get("y")
     xs = xs if isinstance(xs, list) else []
     ys = ys if isinstance(ys, list) else []
     texts = trace.get("text") if isinstance(trace.get("text"), list) else None
@@ -276,7 +281,8 @@ def step_words(label: str, value_text: str, traces: list[dict], moved: list[int]
         name = plain(t.get("name"))
         if not name:          # an unnamed trace (a tick mark, a frame) says nothing
             continue
-        xs = [v for v in (t.get("x") or []) if v is not None] if isinstance(t.get("x"), list) else []
+        tx = _table_x(t)
+        xs = [v for v in tx if v is not None] if isinstance(tx, list) else []
         ys = [v for v in (t.get("y") or []) if v is not None] if isinstance(t.get("y"), list) else []
         if len(ys) == 1 or (ys and len(set(map(str, xs))) == 1):
             x = f"{x_title or 'x'} {number(xs[0])}, " if xs else ""

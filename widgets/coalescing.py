@@ -13,6 +13,8 @@ from .style import COLORS, fraction_label
 
 STRIDES: list[int | str] = [1, 2, 4, 8, 16, 32, 64, "random"]
 SECTOR, BURST, ELEM = 32, 64, 4
+#: Hover of the lower panel's points: the stride (customdata) and the useful fraction.
+HOVER = "stride %{customdata}: %{y:.1%} useful<extra>%{fullData.name}</extra>"
 
 
 def _label(stride) -> str:
@@ -82,15 +84,23 @@ class Coalescing(View):
                       f"{n_sec * SECTOR:,} B moved<br>for 128 B used: {fraction_label(useful)} useful"],
              "textposition": "middle right", "cliponaxis": False,
              "textfont": {"size": 13}, "hoverinfo": "skip", "showlegend": False},
+            # The stride axis: numeric positions 0..7 at a fixed range, labelled by tick
+            # text; the strides themselves in customdata (hover, data table, words).
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 32 B sectors (L2)",
-             "x": [_tick(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
+             "x": list(range(len(xs))), "customdata": [_tick(x) for x in xs],
+             "meta": {"table_x": "customdata"}, "hovertemplate": HOVER,
+             "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
              "line": {"color": COLORS["roof"]}, "xaxis": "x2", "yaxis": "y2"},
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 64 B bursts (DRAM)",
-             "x": [_tick(x) for x in xs], "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
+             "x": list(range(len(xs))), "customdata": [_tick(x) for x in xs],
+             "meta": {"table_x": "customdata"}, "hovertemplate": HOVER,
+             "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
              "line": {"color": COLORS["parts"]["compute"]}, "xaxis": "x2", "yaxis": "y2"},
-            {"type": "scatter", "mode": "markers", "name": "this stride", "x": [_tick(st)],
-             "y": [useful], "marker": {"size": 14, "color": COLORS["accent"],
-                                       "line": {"width": 2, "color": "#fff"}},
+            {"type": "scatter", "mode": "markers", "name": "this stride",
+             "x": [STRIDES.index(st)], "customdata": [_tick(st)],
+             "meta": {"table_x": "customdata"}, "hovertemplate": HOVER, "y": [useful],
+             "marker": {"size": 14, "color": COLORS["accent"],
+                        "line": {"width": 2, "color": "#fff"}},
              "xaxis": "x2", "yaxis": "y2", "showlegend": False},
         ]
 
@@ -101,7 +111,9 @@ class Coalescing(View):
                           "showticklabels": False, "zeroline": False},
                 "yaxis": {"domain": [0.42, 1], "anchor": "x", "range": [-1, 38],
                           "title": {"text": "lane"}},
-                "xaxis2": {"domain": [0, 1], "anchor": "y2", "type": "category",
+                "xaxis2": {"domain": [0, 1], "anchor": "y2", "range": [-0.5, len(STRIDES) - 0.5],
+                           "tickvals": list(range(len(STRIDES))),
+                           "ticktext": [_tick(x) for x in STRIDES],
                            "title": {"text": "stride (elements between neighbouring lanes)",
                                      "standoff": 2}},
                 "yaxis2": {"domain": [0, 0.24], "anchor": "x2", "range": [0, 1.1],
