@@ -10,8 +10,13 @@ Inside, the check sees:
 - the Python it runs (the virtual environment and its base interpreter) and the system's
   ``/usr`` read-only, a few files of ``/etc`` (the loader's cache, passwd, ...);
 - one private tmpfs of a fixed size, ``/check``, holding the submission (read-only): the
-  only place it can write, with ``/dev/shm`` (multiprocessing's); everything else, the
-  root that holds the folders above each bind included, is read-only;
+  only place it can write, with ``/dev/shm`` (multiprocessing's); everything else is
+  read-only: the root that holds the folders above each bind, every mount below a bind
+  (``/sys/fs/cgroup`` under ``/sys``), and ``/proc``. This matters most when the grader
+  is root: a user namespace made by root maps the check's user to root outside, and the
+  kernel's settings under ``/proc/sys`` (``kernel.core_pattern``: a command the host runs
+  as root when a process crashes) or cgroup v1's ``release_agent`` check no more than the
+  owner of the file;
 - its own user (uid 65534), PID, network (no interface but loopback), IPC and UTS
   namespaces; no capabilities; a new session; ``--die-with-parent``. When the command
   ends, the PID namespace ends and the kernel kills everything left in it, so a
@@ -24,9 +29,10 @@ Inside, the check sees:
 - on a GPU grading machine, the NVIDIA device nodes (``/dev/nvidia*``) and ``/sys``
   read-only; else only ``/dev``'s null, zero, random, urandom and tty.
 
-The file the check hands back (``/check/out.npz``) leaves the sandbox through a pipe
-(file descriptor 3 of a trusted shell wrapper that the student's process never holds),
-read by the grader up to the tmpfs's size.
+The file the check hands back (``/check/out.npz``) leaves the sandbox through a pipe held
+by a trusted wrapper (:data:`_WRAPPER`) that the student's process never holds and cannot
+reach (the wrapper is not dumpable, so its ``/proc/PID/fd`` is closed to the check), read
+by the grader up to the tmpfs's size.
 """
 from __future__ import annotations
 
@@ -72,9 +78,36 @@ TMPFS_BYTES = 512 * 2 ** 20
 PROCESSES = 2048
 #: Stack of each thread of a check on the simulator, bytes.
 SIM_STACK_BYTES = 2 ** 20
-#: The trusted wrapper (bash: file descriptors above 9) that runs the command without the
-#: pipe's end, then sends the payload down it.
-_SHELL = '"$@" {fd}>&-; rc=$?; if [ -f {p} ]; then cat {p} >&{fd}; fi; exit $rc'
+#: The trusted wrapper, run by the sandbox's Python (``-I -S``: nothing of the check's
+#: environment or site-packages) as ``WRAPPER FD PAYLOAD COMMAND...``: it makes itself
+#: not dumpable, so that no process of the check (the same user, no capabilities) can open
+#: its ``/proc/PID/fd`` and write into the pipe; runs the command with every other file
+#: descriptor closed; then sends the payload down the pipe. Exits as bash would: the
+#: command's status, 128 + N when signal N ended it, 127 when it cannot start.
+_WRAPPER = r"""
+import ctypes, os, shutil, subprocess, sys
+fd, payload, command = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+    sys.exit("sandbox wrapper: prctl(PR_SET_DUMPABLE, 0) failed")
+os.chdir(os.path.dirname(payload))
+try:
+    rc = subprocess.call(command, close_fds=True)
+except OSError as e:
+    print(f"sandbox: cannot run {command[0]}: {e}", file=sys.stderr)
+    rc = 127
+if os.path.isfile(payload):
+    try:
+        with open(payload, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    except OSError:
+        pass
+sys.exit(128 - rc if rc < 0 else rc)
+"""
+
+
+def _wrapped(command: list[str], fd: int) -> list[str]:
+    """``command`` run by the trusted wrapper, which hands the payload to ``fd``."""
+    return [sys.executable, "-I", "-S", "-c", _WRAPPER, str(int(fd)), PAYLOAD, *command]
 
 
 @dataclass(frozen=True)
@@ -211,7 +244,7 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+            "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"]
     args += _system()
     for rel in code:
         src = root / rel
@@ -237,8 +270,7 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     # Python under /tmp), owned by the check's user: made read-only, so that /check stays
     # the only place a check can write.
     args += ["--remount-ro", "/"]
-    shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
-    args += ["--chdir", CHECK, "/bin/bash", "--norc", "--noprofile", "-c", shell, "bash", *command]
+    args += ["--chdir", CHECK, *_wrapped(command, fd)]
     return args
 
 
@@ -373,6 +405,9 @@ def run(command: list[str], folder: pathlib.Path, *, root: pathlib.Path,
     back file land there. Never raises for what the command does."""
     _arguments(command, root, submission, inside_name, limits, gpu, code, hidden)
     folder = _path("folder", folder)
+    if not folder.is_dir():
+        raise ValueError(f"folder: {folder} is not a folder (the grader's own for this "
+                         "check's output: make it first)")
     command, code, hidden = list(command), tuple(code), tuple(hidden)
     out, err, payload = folder / "stdout", folder / "stderr", folder / "out.npz"
     r, w = os.pipe()
@@ -436,8 +471,8 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
     """The sandbox of :func:`_argv` built without bubblewrap, for a machine that lacks it:
     new user (root mapped to the grader), mount, PID, network, IPC and UTS namespaces; a
     trusted shell mounts a tmpfs at ``base`` (an empty folder of the grader's), binds into
-    it read-only what :func:`_argv` binds, mounts the check's sized tmpfs and a fresh
-    /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
+    it read-only what :func:`_argv` binds (each mount below a bind made read-only too),
+    mounts the check's sized tmpfs and a fresh read-only /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
     and inheritable sets, no new privileges) before the command runs, as PID 1 of the
     namespace: it cannot mount, unmount or remount anything, and nothing outlives it."""
     q = shlex.quote
@@ -450,8 +485,10 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
             f'mkdir -p "$(dirname "$R"{q(dst)})" && touch "$R"{q(dst)}'
         lines.append(make)
         lines.append(f'mount --rbind {q(src)} "$R"{q(dst)}')
-        if not dev:
-            lines.append(f'mount -o remount,bind,ro "$R"{q(dst)}')
+        if not dev:  # the bind and every mount below it (/sys/fs/cgroup under /sys)
+            for sub in [src, *_submounts(src)]:
+                inside = dst + sub[len(src):]
+                lines.append(f'mount -o remount,bind,ro "$R"{q(inside)}')
 
     for top in ("/usr",):
         bind(top, top)
@@ -477,7 +514,7 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
         bind(str(submission), f"{CHECK}/{inside_name}")
     for p in _python_paths():  # after /check's tmpfs, which would hide a Python under /check
         bind(p, p)
-    lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
+    lines.append('mkdir -p "$R/proc" && mount -t proc -o ro proc "$R/proc"')
     for dev in ("null", "zero", "random", "urandom", "tty"):
         if os.path.exists(f"/dev/{dev}"):
             bind(f"/dev/{dev}", f"/dev/{dev}", dev=True)
@@ -491,14 +528,31 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
     # user: read-only, so that /check (and /dev/shm) stay the only places it can write.
     lines.append('mount -o remount,ro "$R"')
     exports = " ".join(f"{k}={q(v)}" for k, v in (env or {}).items())
-    shell = _SHELL.format(fd=int(fd), p=PAYLOAD)
     lines.append(f'exec chroot "$R" /usr/bin/env -i {exports} /usr/bin/setpriv '
                  "--bounding-set=-all --inh-caps=-all --no-new-privs -- "
-                 f"/bin/bash --norc --noprofile -c {q(f'cd {CHECK} && ' + shell)} bash "
-                 + " ".join(q(c) for c in command))
+                 + " ".join(q(c) for c in _wrapped(command, fd)))
     return ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--net",
             "--ipc", "--uts", "--kill-child", "--propagation", "private", "--",
             "/bin/sh", "-c", "\n".join(lines)]
+
+
+def _submounts(folder: str) -> list[str]:
+    """The mount points strictly below ``folder`` on this machine (from
+    ``/proc/self/mountinfo``), outermost first: a recursive bind carries them along, and
+    each must be made read-only on its own."""
+    top = os.path.realpath(folder).rstrip("/") + "/"
+    found = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 4:
+                    point = fields[4].encode().decode("unicode_escape")  # \040 is a space
+                    if point.startswith(top):
+                        found.append(point)
+    except OSError:
+        pass
+    return sorted(set(found), key=lambda p: (p.count("/"), p))
 
 
 _PROBE: dict[tuple, str] = {}

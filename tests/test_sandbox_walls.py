@@ -42,16 +42,22 @@ def _backends() -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("backend", _backends())
-def test_a_check_writes_only_in_its_tmpfs(backend, tmp_path, monkeypatch):
+def _use(backend: str, monkeypatch) -> None:
+    """Build the next sandboxes with ``backend`` (skip when it cannot start here)."""
     monkeypatch.setenv("GPU_PERF_BOOK_SANDBOX", backend)
     if backend == "unshare":  # one probe per setting, cached by root: this backend's own
         monkeypatch.setattr(sandbox, "_PROBE", {})
         if sandbox.probe(ROOT):
             pytest.skip(f"unshare cannot build a sandbox here: {sandbox.probe(ROOT)}")
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_a_check_writes_only_in_its_tmpfs(backend, tmp_path, monkeypatch):
+    _use(backend, monkeypatch)
     python_parent = os.path.dirname(os.path.realpath(sys.prefix))
-    folders = ["/", "/tmp", "/book", "/book/labs", python_parent, str(ROOT), "/usr",
-               "/etc", sandbox.CHECK, "/dev/shm"]
+    # Each folder once: on CI the venv's parent is the clone itself (/check/work/main).
+    folders = list(dict.fromkeys(["/", "/tmp", "/book", "/book/labs", python_parent, str(ROOT),
+                                  "/usr", "/etc", sandbox.CHECK, "/dev/shm"]))
     got = sandbox.run([sys.executable, "-c", WRITER.format(folders=folders)], tmp_path,
                       root=ROOT, limits=sandbox.Limits(wall_s=60))
     assert got.returncode == 0, got.stderr[-2000:]
@@ -63,6 +69,115 @@ def test_a_check_writes_only_in_its_tmpfs(backend, tmp_path, monkeypatch):
                       or f.startswith(sandbox.CHECK + "/")})
     assert wrote == private, (backend, got.stdout)
     assert not (ROOT / "written-by-a-check").exists()
+
+
+#: Prints each mount the check sees: "MOUNT <point> <options>".
+MOUNTS = """\
+for line in open('/proc/self/mountinfo'):
+    f = line.split()
+    print('MOUNT', f[4].encode().decode('unicode_escape'), f[5])
+"""
+#: Mounts a check may write on: its tmpfs, multiprocessing's /dev/shm, bubblewrap's own
+#: private /dev (a tmpfs of a few device nodes) and the devpts it makes.
+WRITABLE = (sandbox.CHECK, "/dev/shm", "/dev", "/dev/pts")
+
+
+@pytest.mark.parametrize("gpu", [False, True], ids=["simulator", "gpu"])
+@pytest.mark.parametrize("backend", _backends())
+def test_every_mount_a_check_sees_is_read_only_but_its_own(backend, gpu, tmp_path,
+                                                            monkeypatch):
+    """/proc too: when the grader runs as root, the check's user is root outside (the one
+    user a namespace made by root maps to), so a writable /proc/sys would let it set the
+    host's kernel.core_pattern and run a command as the host's root. On a GPU, /sys is
+    bound with the mounts below it (/sys/fs/cgroup: cgroup v1's release_agent is the same
+    escape): every one of them read-only."""
+    _use(backend, monkeypatch)
+    got = sandbox.run([sys.executable, "-c", MOUNTS], tmp_path, root=ROOT, gpu=gpu,
+                      limits=sandbox.Limits(wall_s=60, memory_bytes=None))
+    assert got.returncode == 0, got.stderr[-2000:]
+    mounts = [line.split(" ")[1:] for line in got.stdout.splitlines()
+              if line.startswith("MOUNT ")]
+    assert {"/", "/proc", "/usr", sandbox.CHECK} <= {point for point, _ in mounts}, mounts
+    if gpu and os.path.isdir("/sys"):
+        assert "/sys" in {point for point, _ in mounts}
+    devices = {f"/dev/{d}" for d in ("null", "zero", "full", "random", "urandom", "tty")}
+    devices |= set(sandbox.gpu_devices())
+    writable = [(point, options) for point, options in mounts
+                if "ro" not in options.split(",")
+                and point not in WRITABLE and point not in devices]
+    assert writable == [], f"{backend}: writable mounts inside the sandbox: {writable}"
+
+
+#: Opens each of the host's kernel settings for writing (writes nothing: opening is
+#: the test, so a wall that fails harms no one) and prints what it could open.
+KERNEL_SETTINGS = """\
+import os
+for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/stat_interval',
+             '/proc/sysrq-trigger', '/proc/sys/kernel/modprobe'):
+    try:
+        os.close(os.open(path, os.O_WRONLY))
+        print('OPENED', path)
+    except OSError as e:
+        print('REFUSED', path, e.strerror)
+"""
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_a_check_cannot_open_the_hosts_kernel_settings(backend, tmp_path, monkeypatch):
+    """Meaningful where the grader is root (CI, most grading machines): as another user the
+    files' own permissions refuse it anyway."""
+    _use(backend, monkeypatch)
+    got = sandbox.run([sys.executable, "-c", KERNEL_SETTINGS], tmp_path, root=ROOT,
+                      limits=sandbox.Limits(wall_s=60))
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert "REFUSED /proc/sys/kernel/core_pattern" in got.stdout, got.stdout
+    assert "OPENED" not in got.stdout, got.stdout
+
+
+#: Looks for a pipe held by any other process of the sandbox (the payload's), writes a
+#: forged payload into each it can open, then hands back its own honest one.
+FORGER = """\
+import glob, os
+me = str(os.getpid())
+for fd in glob.glob('/proc/[0-9]*/fd/*'):
+    if fd.split('/')[2] == me:
+        continue
+    try:
+        if not os.readlink(fd).startswith('pipe:'):
+            continue
+        with open(fd, 'wb') as f:
+            f.write(b'FORGED')
+        print('FORGED INTO', fd)
+    except OSError as e:
+        print('REFUSED', fd, e.strerror)
+with open('/check/out.npz', 'wb') as f:
+    f.write(b'HONEST')
+"""
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_the_payload_pipe_is_out_of_the_checks_reach(backend, tmp_path, monkeypatch):
+    """The wrapper that forwards the payload is not dumpable: the check, the same user
+    without capabilities, cannot open its /proc/PID/fd to write a payload of its own."""
+    _use(backend, monkeypatch)
+    got = sandbox.run([sys.executable, "-c", FORGER], tmp_path, root=ROOT,
+                      limits=sandbox.Limits(wall_s=60))
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert "FORGED INTO" not in got.stdout, got.stdout
+    assert got.payload is not None and got.payload.read_bytes() == b"HONEST"
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_the_wrapper_keeps_the_commands_exit_status(backend, tmp_path, monkeypatch):
+    """As a shell would: the status, 128 + N for signal N, 127 for a missing program."""
+    _use(backend, monkeypatch)
+    for command, want in (([sys.executable, "-c", "raise SystemExit(7)"], 7),
+                          ([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], 137),
+                          (["/no/such/program"], 127)):
+        (tmp_path / str(want)).mkdir()
+        got = sandbox.run(command, tmp_path / str(want), root=ROOT,
+                          limits=sandbox.Limits(wall_s=60))
+        assert got.returncode == want, (command, got.returncode, got.stderr[-500:])
 
 
 def test_a_python_under_the_checks_folder_name_is_seen_inside(tmp_path):

@@ -20,7 +20,8 @@ WORKER = ROOT / "tests" / "colab" / "compile_sm75.py"
 CONSTRAINTS = ROOT / "tests" / "colab" / "colab-constraints.txt"
 #: The labs whose run() launches numba kernels, and the notebooks' setup cell.
 NUMBA_LABS = {"intensity", "clocks", "paradox", "fusion", "divergence", "latency",
-              "littles_law", "coalescing", "profile", "setup cell", "challenge copies"}
+              "littles_law", "coalescing", "profile", "setup cell", "challenge copies",
+              "challenge variants"}
 #: The kernel challenges (labs/challenges): each starter's and reference's kernels.
 CHALLENGES = ("saxpy", "fuse", "regroup", "reduce", "ilp", "transpose", "matmul", "softmax")
 

@@ -42,17 +42,38 @@ class Gallery:
                  return JSON.parse(JSON.stringify(v));
                }""", [fig, trace, key])
 
+    #: The grip's and one tick's boxes, read in one frame (viewport pixels).
+    BOXES = """([i, s, k]) => {
+        const g = document.querySelectorAll('.book-figure')[i]
+                  .querySelectorAll('.slider-group')[s];
+        const box = e => { const r = e.getBoundingClientRect();
+                           return [r.x, r.y, r.width, r.height]; };
+        return [box(g.querySelector('.slider-grip-rect')),
+                box(g.querySelectorAll('.slider-tick-rect')[k])];
+    }"""
+
+    def _still_boxes(self, fig: int, slider: int, step: int) -> tuple[list, list]:
+        """The grip's and tick's boxes once two reads 50 ms apart agree: on a loaded machine
+        a figure above may still be laying out, and a box read before it settles sends the
+        mouse a tick short (seen on CI: step 4 for 5). Gives up after 5 s with the last read."""
+        last = None
+        for _ in range(100):
+            boxes = self.page.evaluate(self.BOXES, [fig, slider, step])
+            if boxes == last:
+                break
+            last = boxes
+            self.page.wait_for_timeout(50)
+        return last
+
     def drag_slider(self, fig: int, slider: int, step: int) -> None:
         """Drag slider ``slider`` of figure ``fig`` by its grip onto tick ``step``."""
         plot = self.page.locator(".book-figure").nth(fig)
-        group = plot.locator(".slider-group").nth(slider)
-        group.scroll_into_view_if_needed()
-        grip = group.locator(".slider-grip-rect").bounding_box()
-        tick = group.locator(".slider-tick-rect").nth(step).bounding_box()
-        y = grip["y"] + grip["height"] / 2
-        self.page.mouse.move(grip["x"] + grip["width"] / 2, y)
+        plot.locator(".slider-group").nth(slider).scroll_into_view_if_needed()
+        (gx, gy, gw, gh), (tx, _ty, tw, _th) = self._still_boxes(fig, slider, step)
+        y = gy + gh / 2
+        self.page.mouse.move(gx + gw / 2, y)
         self.page.mouse.down()
-        self.page.mouse.move(tick["x"] + tick["width"] / 2, y, steps=8)
+        self.page.mouse.move(tx + tw / 2, y, steps=8)
         self.page.mouse.up()
         self.page.wait_for_timeout(150)
 

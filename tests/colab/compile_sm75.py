@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import importlib.metadata as md
 import json
 import pathlib
@@ -161,6 +162,17 @@ def challenge_launches() -> list[tuple[str, str, object, tuple]]:
             for kernel, args in spec.compile_args():
                 if hasattr(module, kernel):
                     out.append((f"challenge {name}", f"{kind}: {kernel}",
+                                getattr(module, kernel), args))
+    # labs.challenges.on_device: the variants timed beside the weakest references
+    from labs.challenges.on_device import VARIANTS
+
+    for name, variants in VARIANTS.items():
+        spec = challenges.challenge(name)
+        for label, module_name in variants.items():
+            module = importlib.import_module(module_name)
+            for kernel, args in spec.compile_args():
+                if hasattr(module, kernel):
+                    out.append(("challenge variants", f"{name} {label}: {kernel}",
                                 getattr(module, kernel), args))
     # labs.challenges.on_device: the plain copies of each challenge's launch shape
     import numpy as np
