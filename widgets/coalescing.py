@@ -55,7 +55,8 @@ class Coalescing(View):
         starts = [i * SECTOR for i in range(len(sec))] if compress else [int(x) * SECTOR for x in sec]
         n_sec = len(sec)
         useful = simt.useful_fraction(st, ELEM, SECTOR)
-        xs = [x for x in STRIDES]
+        xs = list(STRIDES)
+        stride_ticks = [_tick(x) for x in xs]  # the strides as the axis names them
         # The byte axis spans the sectors moved, [0, span] (span: the power of two that
         # holds them, so the labels are round), drawn at a fixed range of 0 to 1 with its
         # labels as a text trace: a step moves traces only, never the axis (an axis plotly
@@ -87,12 +88,12 @@ class Coalescing(View):
             # The stride axis: numeric positions 0..7 at a fixed range, labelled by tick
             # text; the strides themselves in customdata (hover, data table, words).
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 32 B sectors (L2)",
-             "x": list(range(len(xs))), "customdata": [_tick(x) for x in xs],
+             "x": list(range(len(xs))), "customdata": stride_ticks,
              "meta": {"table_x": "customdata"}, "hovertemplate": HOVER,
              "y": [simt.useful_fraction(x, ELEM, SECTOR) for x in xs],
              "line": {"color": COLORS["roof"]}, "xaxis": "x2", "yaxis": "y2"},
             {"type": "scatter", "mode": "lines+markers", "name": "useful, 64 B bursts (DRAM)",
-             "x": list(range(len(xs))), "customdata": [_tick(x) for x in xs],
+             "x": list(range(len(xs))), "customdata": stride_ticks,
              "meta": {"table_x": "customdata"}, "hovertemplate": HOVER,
              "y": [simt.useful_fraction(x, ELEM, BURST) for x in xs],
              "line": {"color": COLORS["parts"]["compute"]}, "xaxis": "x2", "yaxis": "y2"},
