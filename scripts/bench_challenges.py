@@ -1,7 +1,10 @@
 """Time every challenge check under numba's CUDA simulator: the starter, the reference and
 any extra file given, each collected (every size of the check, counters included) and
-judged, as ``python -m labs challenge check`` does. Prints one line a check: seconds,
-verdict, and with --counters the counters. Timing is measured here, never asserted.
+judged, as ``python -m labs challenge check`` does: every challenge's starter, reference and
+textbook solution, then the typical wrong saxpy kernels of ``labs/challenges/engine_gpu_check.py``
+(a truncated grid, no bounds check, a grid hard-coded for one size, a numpy "kernel"). Prints one
+line a check: seconds, verdict, and with --counters the counters. Timing is measured here, never
+asserted.
 
     NUMBA_ENABLE_CUDASIM=1 python scripts/bench_challenges.py [NAME ...] [--extra FILE:NAME]
         [--counters] [--json OUT]
@@ -35,6 +38,25 @@ def bench(name: str, path: pathlib.Path, seed: int = 1) -> dict:
             "counters": meta.get("counters", {})}
 
 
+def wrong_kernels() -> list[pathlib.Path]:
+    """The engine's wrong saxpy kernels, each written to a file of its own in a temp folder
+    that goes when the bench ends."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from labs.challenges.engine_gpu_check import WRONG
+
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="bench_wrong_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    paths = []
+    for label, text in WRONG.items():
+        path = folder / f"wrong_{label}.py"
+        path.write_text(text)
+        paths.append(path)
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     from labs.challenges import NAMES, HERE
 
@@ -44,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--counters", action="store_true")
     ap.add_argument("--json", help="write every result here")
     a = ap.parse_args(argv)
-    todo = [(n, HERE / kind / f"{n}.py") for n in a.names for kind in ("starters", "solutions")]
+    todo = [(n, HERE / kind / f"{n}.py") for n in a.names
+            for kind in ("starters", "solutions", "textbooks")]
     todo += [(e.rsplit(":", 1)[1], pathlib.Path(e.rsplit(":", 1)[0])) for e in a.extra]
+    if "saxpy" in a.names:
+        todo += [("saxpy", path) for path in wrong_kernels()]
     out = []
     for name, path in todo:
         r = bench(name, path)
