@@ -2,7 +2,8 @@
 any extra file given, each collected (every size of the check, counters included) and
 judged, as ``python -m labs challenge check`` does: every challenge's starter, reference and
 textbook solution, then the typical wrong saxpy kernels of ``labs/challenges/engine_gpu_check.py``
-(a truncated grid, no bounds check, a grid hard-coded for one size, a numpy "kernel"). Prints one
+(a truncated grid, no bounds check, a grid hard-coded for one size, a numpy "kernel") and the
+instructor trial's reduce on 64 blocks and with a shuffle inside a branch. Prints one
 line a check: seconds, verdict, and with --counters the counters. Timing is measured here, never
 asserted.
 
@@ -38,9 +39,25 @@ def bench(name: str, path: pathlib.Path, seed: int = 1) -> dict:
             "counters": meta.get("counters", {})}
 
 
-def wrong_kernels() -> list[pathlib.Path]:
-    """The engine's wrong saxpy kernels, each written to a file of its own in a temp folder
-    that goes when the bench ends."""
+#: The instructor trial's two slow checks (19.6 s and 31.8 s then): the textbook reduce on
+#: a fixed grid of 64 blocks (right), and with its last shuffles inside a branch (wrong).
+#: name -> (text to find in the textbook reduce, its replacement).
+TRIAL_REDUCE = {
+    "reduce_64_blocks": ("block_sums[min(BLOCKS, (groups + THREADS - 1) // THREADS), THREADS]",
+                         "block_sums[64, THREADS]"),
+    "reduce_shuffle_in_branch": (
+        "        for d in (16, 8, 4, 2, 1):\n            s += cuda.shfl_down_sync(FULL, s, d)\n"
+        "        if lane == 0:\n            cuda.atomic.add",
+        "        if lane < WARPS:\n            for d in (16, 8, 4, 2, 1):\n"
+        "                s += cuda.shfl_down_sync(FULL, s, d)\n"
+        "        if lane == 0:\n            cuda.atomic.add"),
+}
+
+
+def wrong_kernels() -> list[tuple[str, pathlib.Path]]:
+    """(challenge, file) for the engine's wrong saxpy kernels and the trial's two reduce
+    kernels, each written to a file of its own in a temp folder that goes when the bench
+    ends. A textbook that no longer has the text to edit -> ValueError."""
     import atexit
     import shutil
     import tempfile
@@ -49,11 +66,17 @@ def wrong_kernels() -> list[pathlib.Path]:
 
     folder = pathlib.Path(tempfile.mkdtemp(prefix="bench_wrong_"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    texts = {("saxpy", f"wrong_{label}"): text for label, text in WRONG.items()}
+    reduce = (ROOT / "labs/challenges/textbooks/reduce.py").read_text()
+    for label, (old, new) in TRIAL_REDUCE.items():
+        if old not in reduce:
+            raise ValueError(f"{label}: the textbook reduce no longer has {old!r}")
+        texts["reduce", label] = reduce.replace(old, new)
     paths = []
-    for label, text in WRONG.items():
-        path = folder / f"wrong_{label}.py"
+    for (name, label), text in texts.items():
+        path = folder / f"{label}.py"
         path.write_text(text)
-        paths.append(path)
+        paths.append((name, path))
     return paths
 
 
@@ -69,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     todo = [(n, HERE / kind / f"{n}.py") for n in a.names
             for kind in ("starters", "solutions", "textbooks")]
     todo += [(e.rsplit(":", 1)[1], pathlib.Path(e.rsplit(":", 1)[0])) for e in a.extra]
-    if "saxpy" in a.names:
-        todo += [("saxpy", path) for path in wrong_kernels()]
+    todo += [(name, path) for name, path in wrong_kernels() if name in a.names]
     out = []
     for name, path in todo:
         r = bench(name, path)
