@@ -56,6 +56,7 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import datetime
+import hashlib
 import html
 import json
 import math
@@ -73,7 +74,7 @@ PASSES = "passes its check"
 #: Where ``grade`` writes each student's extracted kernel cells, under ``--out``.
 KERNELS = "kernels"
 #: Largest submission read (bytes); a notebook of answers is a few hundred kB at most.
-MAX_BYTES = 50 * 2 ** 20
+MAX_BYTES = roster.NOTEBOOK_BYTES
 COLUMNS = ("student", "exercise", "answer", "expected", "status", "points", "out_of",
            "share", "counters", "checked")
 #: Where the scores given by hand are kept, under ``--out``.
@@ -102,8 +103,11 @@ class Row:
     def csv(self) -> list[str]:
         pts = "" if self.points is None else f"{self.points:g}"
         share = "" if self.share is None else f"{self.share:.3f}"
-        return [_cell(self.student), self.exercise, _cell(self.answer), self.expected,
-                self.status, pts, f"{self.out_of:g}", share, self.counters, self.checked]
+        # every cell as text, never a formula: the counters' names and a check's messages
+        # come from what a submission's process handed back
+        return [_cell(c) for c in (self.student, self.exercise, self.answer, self.expected,
+                                   self.status, pts, f"{self.out_of:g}", share, self.counters,
+                                   self.checked)]
 
 
 def _cell(text: str) -> str:
@@ -150,7 +154,9 @@ def load_spec(path: str | pathlib.Path) -> dict:
 
 def submissions(folder: str | pathlib.Path) -> dict[str, pathlib.Path]:
     """Student id -> notebook: ``<folder>/<student>.ipynb``, or the newest ``.ipynb`` of
-    ``<folder>/<student>/``."""
+    ``<folder>/<student>/`` (by its own time, not a link's target's). Whatever bears the
+    name is listed, links and FIFOs too: reading it says what it is, in that student's
+    feedback (:func:`exercises.roster.read_notebook`)."""
     if not isinstance(folder, (str, pathlib.PurePath)):
         raise TypeError(f"folder must be a folder of notebooks, got {folder!r}"[:200])
     folder = pathlib.Path(folder)
@@ -158,10 +164,11 @@ def submissions(folder: str | pathlib.Path) -> dict[str, pathlib.Path]:
         raise ValueError(f"submissions must be a folder of notebooks; {folder} is not a folder")
     found: dict[str, pathlib.Path] = {}
     for p in sorted(folder.iterdir()):
-        if p.is_file() and p.suffix == ".ipynb":
+        if p.suffix == ".ipynb" and not p.is_dir():
             found[p.stem] = p
-        elif p.is_dir():
-            books = sorted(p.glob("*.ipynb"), key=lambda q: (q.stat().st_mtime, q.name))
+        elif p.is_dir() and not p.is_symlink():
+            books = sorted((q for q in p.glob("*.ipynb") if not q.is_dir()),
+                           key=lambda q: (q.lstat().st_mtime, q.name))
             if books:
                 found[p.name] = books[-1]
     return found
@@ -337,9 +344,7 @@ def grade_one(spec: dict, student: str, path: pathlib.Path | None, *, points: fl
         problem = "no submission"
     else:
         try:
-            if path.stat().st_size > MAX_BYTES:
-                raise ValueError(f"the file is larger than {MAX_BYTES // 2 ** 20} MiB")
-            nb = json.loads(path.read_bytes())
+            nb = json.loads(roster.read_notebook(path, MAX_BYTES))
             cells = _cells(nb)
             owner = (nb.get("metadata") or {}).get(METADATA_KEY, {}) or {}
             if isinstance(owner, dict) and owner.get("student") not in (None, student):
@@ -510,7 +515,14 @@ def _rubric(spec: dict, subs: list[Submission], questions: dict) -> str:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@+-]", "_", name)[:128].lstrip(".") or "_"
+    """A student id as a file name: unchanged when it is one already (letters, digits and
+    ``_.@+-``, not starting with a dot, at most 128 characters), else its safe characters
+    and the first 12 hex digits of its SHA-256, so that no two ids share a name (``.bob``
+    and ``a b`` cannot overwrite ``bob``'s and ``a_b``'s kept kernel and feedback)."""
+    safe = re.sub(r"[^A-Za-z0-9_.@+-]", "_", name)[:128].lstrip(".")
+    if safe == name and name:
+        return name
+    return f"{safe[:100] or '_'}~{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
 def _load_key(spec: dict, key: bytes | None) -> bytes | None:

@@ -28,6 +28,7 @@ import zipfile
 
 from . import secret
 from .assign import RUBRIC, SPEC
+from .roster import read_notebook
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image.
@@ -175,8 +176,8 @@ def run(root: pathlib.Path, source: pathlib.Path) -> pathlib.Path:
     key = secret.read(source / "key") if (source / "key").exists() else None
     out = root / "results"
     out.mkdir(parents=True, exist_ok=True)
-    books = sorted((root / "submission").rglob("*.ipynb"),
-                   key=lambda p: (p.stat().st_mtime, p.name))
+    books = sorted((p for p in (root / "submission").rglob("*.ipynb") if not p.is_dir()),
+                   key=lambda p: (p.lstat().st_mtime, p.name))
     with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
         tmp = pathlib.Path(tmp)
         subs_dir = tmp / "submissions"
@@ -187,7 +188,13 @@ def run(root: pathlib.Path, source: pathlib.Path) -> pathlib.Path:
                 "visibility": "visible", "tests": []}, indent=1))
             return out / "results.json"
         student, note = _student(spec, root, books[-1])
-        shutil.copy(books[-1], subs_dir / f"{student}.ipynb")
+        try:    # a regular file: a link or a FIFO from an archive is named, never followed
+            (subs_dir / f"{student}.ipynb").write_bytes(read_notebook(books[-1]))
+        except (OSError, ValueError) as e:
+            (out / "results.json").write_text(json.dumps({
+                "score": 0.0, "output": f"The notebook {books[-1].name} cannot be read: {e}.",
+                "visibility": "visible", "tests": []}, indent=1))
+            return out / "results.json"
         one = dict(spec, students=[student])
         (tmp / SPEC).write_text(json.dumps(one))
         if (source / "assignment" / RUBRIC).exists():

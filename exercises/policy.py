@@ -33,12 +33,22 @@ NAMES = frozenset({
     "importlib", "ctypes", "pickle", "signal", "threading", "multiprocessing",
     "getattr", "setattr", "delattr", "globals", "locals", "vars", "breakpoint",
     "__builtins__", "__loader__", "__spec__"})
-#: Attributes a submission may not use: numpy's file writers and readers, and the
-#: modules of NAMES reached as an attribute (``np.os``). Any attribute that starts with
-#: an underscore is refused too (``np.lib.npyio._savez``, ``f.__globals__``).
+#: Attributes a submission may not use, nor import by name from an allowed module
+#: (``from numba.core.config import sys``): numpy's file writers and readers; the modules
+#: of NAMES and the other modules that reach the interpreter's modules, frames or memory
+#: (``np.os``, ``numba.core.utils.inspect``, ``np.ctypeslib``); and the attributes of
+#: frames and generators that lead to another function's globals (``g.gi_frame.f_back``).
+#: Any attribute that starts with an underscore is refused too (``np.lib.npyio._savez``,
+#: ``f.__globals__``).
 ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile",
                         "fromfile", "memmap", "open_memmap", "write_array", "load",
-                        "loadtxt", "genfromtxt", "fromregex", "DataSource"}) \
+                        "loadtxt", "genfromtxt", "fromregex", "DataSource",
+                        "modules", "gc", "inspect", "traceback", "io", "shutil",
+                        "pathlib", "tempfile", "runpy", "marshal", "weakref", "ctypeslib",
+                        "socket", "json", "zipfile", "code", "codeop", "linecache",
+                        "gi_frame", "cr_frame", "ag_frame", "tb_frame", "f_back", "f_globals",
+                        "f_locals", "f_builtins", "f_code", "gi_code", "cr_code", "ag_code",
+                        "tb_next"}) \
     | (NAMES - {"open", "compile"})
 
 
@@ -52,12 +62,15 @@ def _import(node: ast.AST) -> str | None:
     if node.level:
         return f"a relative import (from {'.' * node.level}{node.module or ''})"
     module = node.module or ""
-    if module == "__future__" or module.split(".")[0] in MODULES:
-        return None
     if module == HARNESS:
         extra = [a.name for a in node.names if a.name not in HARNESS_NAMES]
         return f"from {HARNESS} import {', '.join(extra)}" if extra else None
-    return f"from {module} import ..."
+    if module != "__future__" and module.split(".")[0] not in MODULES:
+        return f"from {module} import ..."
+    for alias in node.names:       # what comes in by name is checked as an attribute is
+        if alias.name == "*" or alias.name.startswith("_") or alias.name in ATTRIBUTES:
+            return f"from {module} import {alias.name}"
+    return None
 
 
 class InvalidSource(ValueError):

@@ -9,10 +9,13 @@ first column. E-mail addresses are ids like any other.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
 import pathlib
 import re
+import stat
 
 #: Header names taken as the id column when none is named, in this order.
 ID_COLUMNS = ("student", "student id", "sis user id", "sis id", "id", "email", "e-mail",
@@ -85,13 +88,35 @@ def read_roster(path: str | pathlib.Path, column: str | int | None = None) -> li
     return ids
 
 
+#: Largest notebook a submission may be, bytes.
+NOTEBOOK_BYTES = 50 * 2 ** 20
+
+
+def read_notebook(path: str | pathlib.Path, max_bytes: int = NOTEBOOK_BYTES) -> bytes:
+    """The bytes of a submitted notebook, read only when ``path`` is a regular file (not a
+    symbolic link, a FIFO, a device or a folder: one unpacked from a student's archive
+    could hang the grader or feed it without end) of at most ``max_bytes``. ValueError
+    says what it is instead; OSError when it cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ValueError("it is a symbolic link, not a notebook file") from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError("it is not a regular file (a folder, a FIFO or a device)")
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"the file is larger than {max_bytes // 2 ** 20} MiB")
+    return data
+
+
 def notebook_student(path: pathlib.Path, key: str = "exercises") -> str | None:
     """The student a notebook was made for, as its own metadata says (None when it says
     nothing or cannot be read)."""
     try:
-        if path.stat().st_size > 50 * 2 ** 20:
-            return None
-        meta = json.loads(path.read_bytes()).get("metadata", {}).get(key, {})
+        meta = json.loads(read_notebook(path)).get("metadata", {}).get(key, {})
     except (OSError, ValueError, AttributeError, RecursionError):
         return None
     who = meta.get("student") if isinstance(meta, dict) else None

@@ -10,8 +10,10 @@ Inside, the check sees:
 - the Python it runs (the virtual environment and its base interpreter) and the system's
   ``/usr`` read-only, a few files of ``/etc`` (the loader's cache, passwd, ...);
 - one private tmpfs of a fixed size, ``/check``, holding the submission (read-only): the
-  only place it can write, with ``/dev/shm`` (multiprocessing's); everything else is
-  read-only: the root that holds the folders above each bind, every mount below a bind
+  only place it can write, with ``/dev/shm`` (multiprocessing's, a tmpfs of
+  :data:`SHM_BYTES`); everything else is read-only: ``/dev`` (whose tmpfs has no size
+  limit: pages a check wrote there would count against no limit of its own), the root
+  that holds the folders above each bind, every mount below a bind
   (``/sys/fs/cgroup`` under ``/sys``), and ``/proc``. This matters most when the grader
   is root: a user namespace made by root maps the check's user to root outside, and the
   kernel's settings under ``/proc/sys`` (``kernel.core_pattern``: a command the host runs
@@ -73,6 +75,8 @@ MEMORY_BYTES = 4 * 2 ** 30
 OUTPUT_BYTES = 64 * 2 ** 20
 #: Size of the check's tmpfs, bytes (also the largest file it can hand back).
 TMPFS_BYTES = 512 * 2 ** 20
+#: Size of the check's ``/dev/shm``, bytes.
+SHM_BYTES = 64 * 2 ** 20
 #: Processes and threads a check may have at once (the simulator runs a block's threads as
 #: threads: up to 1,024).
 PROCESSES = 2048
@@ -244,7 +248,8 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"]
+            "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
+            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += _system()
     for rel in code:
         src = root / rel
@@ -264,6 +269,7 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
             args += ["--dev-bind", dev, dev]
         if os.path.isdir("/sys"):
             args += ["--ro-bind", "/sys", "/sys"]
+    args += ["--remount-ro", "/dev"]         # after the GPU's device nodes are bound in it
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
     # The root is bwrap's own tmpfs, holding the folders above each bind (say /tmp for a
@@ -518,7 +524,8 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
     for dev in ("null", "zero", "random", "urandom", "tty"):
         if os.path.exists(f"/dev/{dev}"):
             bind(f"/dev/{dev}", f"/dev/{dev}", dev=True)
-    lines.append('mkdir -p "$R/dev/shm" && mount -t tmpfs -o size=64m tmpfs "$R/dev/shm"')
+    lines.append(f'mkdir -p "$R/dev/shm" && '
+                 f'mount -t tmpfs -o size={SHM_BYTES} tmpfs "$R/dev/shm"')
     if gpu:
         for dev in gpu_devices():
             bind(dev, dev, dev=True)

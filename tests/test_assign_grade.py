@@ -262,6 +262,9 @@ def test_student_text_never_becomes_a_spreadsheet_formula():
     student, _, answer, *_ = row.csv()
     assert student.startswith("'=") and answer.startswith("'=")
     assert Row("ada", "x-1", "-8.5", "1", "wrong", 0.0).csv()[2] == "-8.5"
+    # the counters' names come from the file a submission's process hands back
+    forged = Row("ada", "saxpy", "", "", "pass", 1.0, counters='=HYPERLINK("http://x")=1')
+    assert forged.csv()[8].startswith("'=")
 
 
 def test_reading_answers_never_runs_them():

@@ -318,6 +318,33 @@ def test_a_file_that_is_not_an_npz_or_holds_pickles_fails(tmp_path):
     assert not v["passed"] and "pickles" in v["first_wrong"]
 
 
+def test_a_zip_bomb_is_refused_unread(collected, tmp_path):
+    """A file that unpacks to more than any check hands back (256 MiB, from a 0.3 MB file)
+    is refused from its declared sizes, before the judge reads a byte of it: the judge runs
+    outside the sandbox, under no memory limit."""
+    import tracemalloc
+    import zipfile
+
+    bomb = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(collected) as src, \
+            zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for info in src.infolist():
+            z.writestr(info, src.read(info))
+        with z.open("zz.npy", "w", force_zip64=True) as f:
+            zeros = bytes(2 ** 24)
+            for _ in range(17):                     # 272 MiB
+                f.write(zeros)
+    assert bomb.stat().st_size < 2 ** 20
+    tracemalloc.start()
+    try:
+        v = judge.judge("saxpy", bomb, 7)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not v["passed"] and "unpacks to 272 MiB (at most 256 MiB)" in v["first_wrong"]
+    assert peak < 2 ** 26, peak
+
+
 def test_the_verdict_prints_once_and_names_no_path(collected):
     v = ch.Verdict(judge.judge("saxpy", collected, 7))
     assert repr(v) == str(v) == judge.text(v)

@@ -232,15 +232,52 @@ os._exit(0)
 '''
 #: The same reach for the process through __import__, with nothing imported by name.
 IMPORT_OS = "__import__('os')._exit(0)\n" + HONEST
+#: A student's: sys and np.savez imported by name from allowed modules, collect's own
+#: writer replaced through sys.modules with one that writes the judge's right outputs and
+#: counters that meet the target; the kernel itself writes nothing. It passed the policy
+#: of 2026-12-04 on both sandboxes.
+ALIASED = '''from numba.core.config import sys as S
+from numpy import savez as keep
+from numba import cuda
+from numpy import array
+
+J = S.modules["labs.challenges.judge"]
+ch = S.modules["labs.challenges.catalog"].challenge("saxpy")
+argv = S.argv
+seed = int(argv[argv.index("--seed") + 1])
+sizes = J.check_sizes(ch, "sim", seed)
+arrays = {J.key(k, "out"): ch.expected(inp)["out"]
+          for k, inp in enumerate(J.all_inputs(ch, sizes, seed))}
+meta = {"challenge": "saxpy", "seed": seed, "mode": "sim", "sizes": sizes,
+        "counters": {"sectors.x.load": 1.0, "sectors.y.load": 1.0, "sectors.out.store": 1.0},
+        "launches": 1, "host_transfers": [], "errors": {}, "device": "CUDA simulator"}
 
 
-def test_without_the_policy_a_forged_result_file_passes_the_sandbox():
+def write(path, arrs, m):
+    keep(path, meta=array(S.modules["json"].dumps(meta)), **arrays)
+
+
+S.modules["__main__"].write = write
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+
+
+def launch(a, x, y, out):
+    saxpy[(x.size + 255) // 256, 256](a, x, y, out)
+'''
+
+
+@pytest.mark.parametrize("forgery", [SAVEZ_FORGER, ALIASED], ids=["savez", "aliased"])
+def test_without_the_policy_a_forged_result_file_passes_the_sandbox(forgery):
     """What the sandbox alone cannot stop, and why the policy is there (the module
     docstring of exercises.challenges says so): code in collect's process writes the file
     the grader reads."""
     from exercises.challenges import run_check
 
-    got = run_check("saxpy", SAVEZ_FORGER, limits=Limits(wall_s=25, cpu_s=25), review=False)
+    got = run_check("saxpy", forgery, limits=Limits(wall_s=25, cpu_s=25), review=False)
     assert got.passed, (got.reason, got.message)
 
 
@@ -253,7 +290,8 @@ def reviewed(tmp_path_factory):
     from labs.challenges import reference
 
     tmp = tmp_path_factory.mktemp("reviewed")
-    bodies = {"savez": SAVEZ_FORGER, "importer": IMPORT_OS, "honest": HONEST,
+    bodies = {"savez": SAVEZ_FORGER, "importer": IMPORT_OS, "aliased": ALIASED,
+              "honest": HONEST,
               "ref": inspect.getsource(reference("saxpy")),
               "broken": HONEST.replace("def launch(a, x, y, out):", "def launch(a, x, y, out)")}
     paths = {"key": tmp / "config" / "k.key", "assignment": tmp / "hw", "out": tmp / "grades",
@@ -275,6 +313,7 @@ def reviewed(tmp_path_factory):
 
 @pytest.mark.parametrize("student, uses", [
     ("savez", "import json"), ("importer", "__import__('os')._exit"), ("forger", "import json"),
+    ("aliased", "from numba.core.config import sys"),
     ("thief", "from labs.challenges.solutions.saxpy import ..."), ("ghost", "import os"),
     ("flood", "import sys")])
 def test_the_policy_holds_each_forgery_for_review_unrun(reviewed, student, uses):

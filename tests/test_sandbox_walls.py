@@ -57,7 +57,7 @@ def test_a_check_writes_only_in_its_tmpfs(backend, tmp_path, monkeypatch):
     python_parent = os.path.dirname(os.path.realpath(sys.prefix))
     # Each folder once: on CI the venv's parent is the clone itself (/check/work/main).
     folders = list(dict.fromkeys(["/", "/tmp", "/book", "/book/labs", python_parent, str(ROOT),
-                                  "/usr", "/etc", sandbox.CHECK, "/dev/shm"]))
+                                  "/usr", "/etc", "/dev", sandbox.CHECK, "/dev/shm"]))
     got = sandbox.run([sys.executable, "-c", WRITER.format(folders=folders)], tmp_path,
                       root=ROOT, limits=sandbox.Limits(wall_s=60))
     assert got.returncode == 0, got.stderr[-2000:]
@@ -77,9 +77,31 @@ for line in open('/proc/self/mountinfo'):
     f = line.split()
     print('MOUNT', f[4].encode().decode('unicode_escape'), f[5])
 """
-#: Mounts a check may write on: its tmpfs, multiprocessing's /dev/shm, bubblewrap's own
-#: private /dev (a tmpfs of a few device nodes) and the devpts it makes.
-WRITABLE = (sandbox.CHECK, "/dev/shm", "/dev", "/dev/pts")
+#: Mounts a check may write on: its tmpfs, multiprocessing's /dev/shm and the devpts
+#: bubblewrap makes (bubblewrap's /dev itself, a tmpfs of no size, is read-only).
+WRITABLE = (sandbox.CHECK, "/dev/shm", "/dev/pts")
+
+#: Prints the size of each tmpfs a check can write: "SIZE <folder> <bytes>".
+SIZES = """\
+import os
+for d in ('/check', '/dev/shm'):
+    st = os.statvfs(d)
+    print('SIZE', d, st.f_blocks * st.f_frsize)
+"""
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_what_a_check_can_write_is_bounded(backend, tmp_path, monkeypatch):
+    """Pages of a tmpfs count against no limit of the process that wrote them: each tmpfs
+    a check can write has a size (a /dev without one let a check hold 3 GB of the host's
+    memory, or half of it, past its own memory limit)."""
+    _use(backend, monkeypatch)
+    got = sandbox.run([sys.executable, "-c", SIZES], tmp_path, root=ROOT,
+                      limits=sandbox.Limits(wall_s=60))
+    assert got.returncode == 0, got.stderr[-2000:]
+    sizes = {line.split()[1]: int(line.split()[2]) for line in got.stdout.splitlines()
+             if line.startswith("SIZE ")}
+    assert sizes == {sandbox.CHECK: sandbox.TMPFS_BYTES, "/dev/shm": sandbox.SHM_BYTES}, sizes
 
 
 @pytest.mark.parametrize("gpu", [False, True], ids=["simulator", "gpu"])

@@ -140,11 +140,39 @@ class Malformed(Exception):
     """The collected file is not what collect writes; the message says what is wrong."""
 
 
+#: The most a collected file may unpack to, bytes: collect's largest (a GPU check's sampled
+#: outputs) is a few MB; a deflated member that unpacks far beyond it is a zip bomb.
+UNPACKED_BYTES = 256 * 2 ** 20
+#: The most members a collected file may have (a few a size of the check).
+MEMBERS = 1_000
+
+
+def _unpacked_size(path: str) -> None:
+    """Malformed when the zip at ``path`` declares more members or unpacked bytes than a
+    collected file can hold. The declared sizes bound what is read: zipfile stops at a
+    member's declared size and refuses one whose data does not match it."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError) as e:
+        raise Malformed(f"the collected file cannot be read as an npz (a zip): "
+                        f"{type(e).__name__}") from None
+    if len(infos) > MEMBERS:
+        raise Malformed(f"the collected file has {len(infos):,} members (at most {MEMBERS:,})")
+    total = sum(i.file_size for i in infos)
+    if total > UNPACKED_BYTES:
+        raise Malformed(f"the collected file unpacks to {total / 2 ** 20:,.0f} MiB (at most "
+                        f"{UNPACKED_BYTES / 2 ** 20:,.0f} MiB): refused unread")
+
+
 def _load(npz) -> tuple[dict, dict]:
     """(arrays, meta) from a path or a dict of arrays; Malformed names the problem."""
     if isinstance(npz, dict):
         data = dict(npz)
     else:
+        _unpacked_size(str(npz))
         try:
             with np.load(str(npz), allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
