@@ -96,13 +96,19 @@ def read_notebook(path: str | pathlib.Path, max_bytes: int = NOTEBOOK_BYTES) -> 
     """The bytes of a submitted notebook, read only when ``path`` is a regular file (not a
     symbolic link, a FIFO, a device or a folder: one unpacked from a student's archive
     could hang the grader or feed it without end) of at most ``max_bytes``. ValueError
-    says what it is instead; OSError when it cannot be opened."""
+    says what it is instead, or why it cannot be opened (missing, unreadable)."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive whole number of bytes, "
+                         f"not {max_bytes!r}")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise ValueError("it is a symbolic link, not a notebook file") from None
-        raise
+        raise ValueError(f"notebook path {str(path)!r} cannot be opened: "
+                         f"{e.strerror or e}") from None
+    except (TypeError, ValueError) as e:    # not a path at all, or one with a NUL byte
+        raise ValueError(f"notebook path {path!r} is not a file name: {e}") from None
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise ValueError("it is not a regular file (a folder, a FIFO or a device)")

@@ -84,4 +84,8 @@ def test_the_reader_refuses_what_is_not_a_regular_file(tmp_path):
     (tmp_path / "l.ipynb").symlink_to(ok)
     with pytest.raises(ValueError, match="symbolic link"):
         roster.read_notebook(tmp_path / "l.ipynb")
+    with pytest.raises(ValueError, match="cannot be opened"):
+        roster.read_notebook(tmp_path / "missing.ipynb")
+    with pytest.raises(ValueError, match="max_bytes"):
+        roster.read_notebook(ok, max_bytes=-1)     # would read the whole file unbounded
     assert roster.notebook_student(tmp_path / "f.ipynb") is None      # and returns at once
