@@ -33,15 +33,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: Extra versions of the weakest references, timed beside them: challenge -> {label:
 #: module}. Each module has the reference's names.
 VARIANTS: dict[str, dict[str, str]] = {
-    "regroup": {"balanced": "labs.challenges.variants.regroup_balanced",
-                "quad": "labs.challenges.variants.regroup_quad",
-                "loop": "labs.challenges.variants.regroup_loop"},
-    "softmax": {"balanced": "labs.challenges.variants.softmax_balanced",
-                "t512": "labs.challenges.variants.softmax_t512",
-                "t1024": "labs.challenges.variants.softmax_t1024"},
+    "regroup": {"early": "labs.challenges.variants.regroup_early"},
+    "softmax": {"t512": "labs.challenges.variants.softmax_t512",
+                "t512_early": "labs.challenges.variants.softmax_t512_early"},
     "matmul": {"rows64": "labs.challenges.variants.matmul_rows64",
-               "rows16": "labs.challenges.variants.matmul_rows16",
-               "persistent": "labs.challenges.variants.matmul_persistent"},
+               "persistent": "labs.challenges.variants.matmul_persistent",
+               "early": "labs.challenges.variants.matmul_early"},
 }
 
 
