@@ -25,8 +25,9 @@ from .verdict import first_wrong
 cuda = numba_cuda()
 #: ``load4(a, i)`` -> the four float32 ``a[4i:4i+4]`` in ONE 16-byte load, and
 #: ``store4(a, i, v0, v1, v2, v3)``: the labs' vector access (``ld/st.global.v4.f32``; plain
-#: Python under the simulator). ``a`` is a 1-D float32 array, 16-byte aligned (every
-#: allocation is); ``i`` counts 16-byte units.
+#: Python under the simulator). ``a`` is a C-contiguous float32 array, 16-byte aligned
+#: (every allocation is), read in row-major order whatever its shape (so a kernel needs
+#: no ``reshape``, which numba runs as a call in every thread); ``i`` counts 16-byte units.
 load4, store4 = _vec4_sim() if simulated() else _vec4_gpu()
 WARP = 32
 

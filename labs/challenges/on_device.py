@@ -34,10 +34,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: module}. Each module has the reference's names.
 VARIANTS: dict[str, dict[str, str]] = {
     "regroup": {"early": "labs.challenges.variants.regroup_early"},
-    "softmax": {"t512": "labs.challenges.variants.softmax_t512",
+    "softmax": {"flat": "labs.challenges.variants.softmax_flat",
+                "t512": "labs.challenges.variants.softmax_t512",
+                "t512_flat": "labs.challenges.variants.softmax_t512_flat",
                 "t512_early": "labs.challenges.variants.softmax_t512_early"},
-    "matmul": {"rows64": "labs.challenges.variants.matmul_rows64",
-               "persistent": "labs.challenges.variants.matmul_persistent",
+    "matmul": {"persistent": "labs.challenges.variants.matmul_persistent",
+               "persistent_flat": "labs.challenges.variants.matmul_persistent_flat",
                "early": "labs.challenges.variants.matmul_early"},
 }
 
