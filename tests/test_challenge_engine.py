@@ -345,6 +345,32 @@ def test_a_zip_bomb_is_refused_unread(collected, tmp_path):
     assert peak < 2 ** 26, peak
 
 
+def test_an_array_header_larger_than_its_data_is_refused_unread(collected, tmp_path):
+    """An npy member whose header declares 4 TiB over 16 bytes of data: numpy would try to
+    allocate the declared array before finding the data short, so the judge (outside the
+    sandbox) refuses it from the header alone."""
+    import tracemalloc
+    import zipfile
+
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    member = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode()
+    forged = tmp_path / "huge.npz"
+    with zipfile.ZipFile(collected) as src, zipfile.ZipFile(forged, "w") as z:
+        for info in src.infolist():
+            z.writestr(info, src.read(info))
+        z.writestr("zz.npy", member + bytes(16))
+    tracemalloc.start()
+    try:
+        v = judge.judge("saxpy", forged, 7)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not v["passed"]
+    assert "member zz.npy declares 4,398,046,511,104 bytes of data but holds" in v["first_wrong"]
+    assert peak < 2 ** 26, peak
+
+
 def test_the_verdict_prints_once_and_names_no_path(collected):
     v = ch.Verdict(judge.judge("saxpy", collected, 7))
     assert repr(v) == str(v) == judge.text(v)

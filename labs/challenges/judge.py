@@ -149,8 +149,9 @@ MEMBERS = 1_000
 
 def _unpacked_size(path: str) -> None:
     """Malformed when the zip at ``path`` declares more members or unpacked bytes than a
-    collected file can hold. The declared sizes bound what is read: zipfile stops at a
-    member's declared size and refuses one whose data does not match it."""
+    collected file can hold, or an array larger than its member holds. The declared sizes
+    bound what is read: zipfile stops at a member's declared size and refuses one whose data
+    does not match it, and no array is allocated beyond the bytes its member holds."""
     import zipfile
 
     try:
@@ -165,6 +166,36 @@ def _unpacked_size(path: str) -> None:
     if total > UNPACKED_BYTES:
         raise Malformed(f"the collected file unpacks to {total / 2 ** 20:,.0f} MiB (at most "
                         f"{UNPACKED_BYTES / 2 ** 20:,.0f} MiB): refused unread")
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in infos:
+                if info.filename.endswith(".npy"):
+                    with z.open(info) as member:
+                        _declared_array_fits(member, info.filename, info.file_size)
+    except Malformed:
+        raise
+    except Exception as e:  # a damaged member: named as np.load would name it
+        raise Malformed(f"the collected file is damaged: {type(e).__name__}") from None
+
+
+def _declared_array_fits(member, name: str, size: int) -> None:
+    """Malformed when the npy header of ``member`` (a zip member of ``size`` unpacked bytes)
+    declares an array larger than the member holds: numpy would allocate the declared
+    array before it finds the data missing, so a 100-byte member could ask for terabytes."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(member)
+    if version == (1, 0):
+        shape, _, dtype = npy.read_array_header_1_0(member)
+    elif version == (2, 0):
+        shape, _, dtype = npy.read_array_header_2_0(member)
+    else:
+        raise Malformed(f"the collected file's member {name} is npy format {version}, "
+                        "not the 1.0 or 2.0 collect writes")
+    declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if declared > size:
+        raise Malformed(f"the collected file's member {name} declares {declared:,} bytes "
+                        f"of data but holds {size:,}: refused unread")
 
 
 def _load(npz) -> tuple[dict, dict]:
