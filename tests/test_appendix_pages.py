@@ -47,7 +47,8 @@ def test_glossary_is_alphabetical_and_has_the_terms_the_review_asked_for():
     assert key == sorted(key)
     for want in ("SM", "Data parallelism", "NVLink SHARP (NVLS)", "NVSwitch", "Tile quantization",
                  "Dense and 2:4-sparse peaks", "Boost clock and base clock", "SDPA", "Warpgroup",
-                 "Grouped-query attention (GQA)"):
+                 "Grouped-query attention (GQA)", "cuBLAS, cuDNN and CUTLASS", "Gradient bucket",
+                 "Mixed precision", "Prefill and decode"):
         assert want in terms, want
 
 

@@ -31,9 +31,8 @@ from .spec import COALESCED, FIX_STORE, by_mode, seeded_sizes
 
 NAME = "matmul"
 TITLE = "Your turn: a thin product that asks the caches once"
-#: Where it belongs: the staircase (requests to the caches), not "Why a tile has to
-#: fit" (K = 8 leaves no tile that must fit); the chapter cell moves with the next
-#: edit of chapter 8.
+#: The staircase (requests to the caches), not "Why a tile has to fit": K = 8 leaves no
+#: tile that must fit.
 CHAPTER, SECTION = "08_memory", "The staircase: how much, and how fast"
 KERNELS = ("matmul", "launch")
 UNIT = "fp32"
