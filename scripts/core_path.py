@@ -153,16 +153,33 @@ def site_words(page_html: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--site"]:
-        site = pathlib.Path(argv[1] if len(argv) > 1 else ROOT / "_build" / "html")
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Count each chapter's core path (words above its Exercises, asides, code, "
+                    f"figures and tables left out) against the budget of {BUDGET_WORDS:,} words.")
+    parser.add_argument("chapters", nargs="*", type=pathlib.Path,
+                        help="chapter sources (.md) to count; default: every chapter")
+    parser.add_argument("--site", nargs="?", const=ROOT / "_build" / "html", type=pathlib.Path,
+                        help="count the built pages under this folder instead "
+                             "(default: _build/html)")
+    args = parser.parse_args(argv)
+    if args.site is not None:
+        pages = sorted((args.site / "chapters").glob("[0-9]*.html"))
+        if not pages:
+            parser.error(f"no built chapter pages under {args.site / 'chapters'}: build the "
+                         "book first (make book)")
         over = 0
-        for page in sorted((site / "chapters").glob("[0-9]*.html")):
+        for page in pages:
             words = site_words(page.read_text(encoding="utf-8"))
             over += words > BUDGET_WORDS
             print(f"{page.name:32s} {words:6,d} words  {reading_minutes(words):3d} min"
                   + ("  OVER" if words > BUDGET_WORDS else ""))
         return 1 if over else 0
-    paths = [pathlib.Path(a) for a in argv] or sorted((ROOT / "chapters").glob("[0-9]*.md"))
+    paths = args.chapters or sorted((ROOT / "chapters").glob("[0-9]*.md"))
+    for path in paths:
+        if not path.is_file():
+            parser.error(f"no chapter source at {path}")
     over = 0
     for path in paths:
         source = path.read_text(encoding="utf-8")
