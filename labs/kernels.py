@@ -82,14 +82,15 @@ def fma_reference(x: np.ndarray, k: int) -> np.ndarray:
 
 def _vec4_sim():
     # An array of more dimensions is read in its row-major order, as the GPU's load4 does
-    # (its address is the data pointer plus 16 i bytes, whatever the shape).
+    # (its address is the data pointer plus 16 i bytes, whatever the shape); anything
+    # without dimensions (a list) is indexed as it is.
     def load4(a, i):
-        a = a.reshape(a.size) if a.ndim > 1 else a
+        a = a.reshape(a.size) if getattr(a, "ndim", 1) > 1 else a
         j = VEC * i
         return a[j], a[j + 1], a[j + 2], a[j + 3]
 
     def store4(a, i, v0, v1, v2, v3):
-        a = a.reshape(a.size) if a.ndim > 1 else a
+        a = a.reshape(a.size) if getattr(a, "ndim", 1) > 1 else a
         j = VEC * i
         a[j], a[j + 1], a[j + 2], a[j + 3] = v0, v1, v2, v3
 
