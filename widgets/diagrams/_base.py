@@ -60,8 +60,10 @@ def grid(count: int, x0: float, y0: float, x1: float, y1: float, aspect: float =
 
 def rect(x0: float, y0: float, x1: float, y1: float, fill: str, name: str,
          line: str = EDGE, width: float = 1.0) -> dict:
-    """A plotly rectangle in data coordinates, named for the tests."""
-    return {"type": "rect", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": "x", "yref": "y",
+    """A plotly rectangle in data coordinates, named for the tests. Its axes are plotly's
+    defaults, the figure's x and y (every diagram has them: its anchor trace), so the shape
+    does not spell them out: a page carries thousands of these rectangles in its steps."""
+    return {"type": "rect", "x0": x0, "y0": y0, "x1": x1, "y1": y1,
             "fillcolor": fill, "line": {"color": line, "width": width}, "name": name,
             "layer": "below"}
 
