@@ -6,8 +6,8 @@ writing its result back. That is 24 bytes per element for 3 FLOPs, where the ope
 needs only 8 (read x once, write out once; ``perfmodel.ops.scale_shift_relu``). All three
 kernels are memory-bound. The reference time is the fused operation's 8 bytes an element
 at the measured copy rate; the starter moves three times those bytes, and on the H200 it
-took 4.8 times the reference time (three times the bytes, at the rate one float a thread
-reaches). Write
+took 4.8 times the reference time: three times the bytes, at about 63% of the copy rate,
+what a kernel of one float a thread measured there. Write
 one kernel that keeps the intermediate values in registers, and change ``launch`` to
 launch it once: the check counts kernel launches per call (target: 1) and reads of x
 per element (target: 1).

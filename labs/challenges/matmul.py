@@ -13,9 +13,10 @@ the values of B each thread needs in registers, and reuse both for every output 
 tile.
 
 The check counts the reads of A and of B per element (target: at most 4; the
-starter's are N and M) and the sectors of C's stores (target: 1). A thread computing
+starter's are N and M) and the sectors of C's stores (target: 1; sectors, the 32-byte
+pieces a warp's access is served in, come later in chapter 8). A thread computing
 four neighbouring columns and writing them with one ``store4`` is how the reference
-comes near that reference time (chapter 8: vector loads).
+comes near that reference time (vector loads, later in chapter 8).
 
 Sizes: M = N = 8192 (quick: 4096), K = 8. On a T4 (quick): about 8 s (estimated by
 :func:`labs.challenges.estimate.quick_seconds`: start-up 3 s, two compiles 4 s, the host 0.5 s; each

@@ -1,10 +1,10 @@
 """Write SAXPY, out = a * x + y, and bring it to the copy roof.
 
 The starter launches one thread per element and leaves the body empty. Fill it in, so
-that the check passes. Before you time it, count its FLOPs and bytes per element and
-place its intensity against the ridge: that says which roof sets its time, and the
-verdict's reference time is the bound that roof gives (the bytes at the measured copy
-rate, or the FLOPs at the FMA rate), with your share of it.
+that the check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
+out), an intensity of 1/6 FLOP/byte, far below any GPU's ridge, so its time is set by
+the bytes over the DRAM bandwidth: the verdict's reference time is those bytes at the
+measured copy rate, and it reports your share of it.
 
 The mechanism the check measures is the one this chapter's knob relies on: every warp
 reads and writes whole 32-byte sectors, one sector per 32 useful bytes, and nothing is
