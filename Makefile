@@ -41,16 +41,12 @@ book: $(STAMP)
 	@touch $(BUILT)
 	@echo "The book is in _build/html/index.html"
 
-# pytest over the cores (pytest-xdist; tests/conftest.py keeps a module whose tests share a
+# pytest on every core (pytest-xdist; tests/conftest.py keeps a module whose tests share a
 # costly fixture on one worker), each test under its kind's time ceiling (pytest-timeout),
-# and the ten slowest tests printed at the end. One worker more than the cores: the browser
-# tests spend much of their time waiting on a page, and on CI's two cores a clean run used
-# the CPU about 42% of its time with two workers. The book build (one core) runs beside the
-# Colab runtime's and axe-core's installs.
-WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+# and the ten slowest tests printed at the end.
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
-test: $(STAMP)
-	$(MAKE) -j3 book colab-env axe
+test: book colab-env axe
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --durations=10 tests
 
 # axe-core (the accessibility checker tests/test_axe.py injects into every page), from the npm

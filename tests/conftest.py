@@ -42,7 +42,7 @@ PAGE_WAIT_S = 10.0
 
 
 #: Modules whose tests are spread one by one over the workers (``make test`` runs pytest
-#: with ``-n N --dist loadgroup``): each test opens its own pages, and none shares a costly
+#: with ``-n 2 --dist loadgroup``): each test opens its own pages, and none shares a costly
 #: module or session fixture of its module. Every other module runs whole on one worker,
 #: so its module and session fixtures (a built edition, the executed twins, a JupyterLab
 #: server, compiled kernels) are made once, by one process, never raced by two.
