@@ -318,11 +318,23 @@ def test_a_file_that_is_not_an_npz_or_holds_pickles_fails(tmp_path):
     assert not v["passed"] and "pickles" in v["first_wrong"]
 
 
+def _judged_with_peak(path) -> tuple[dict, int]:
+    """The judge's verdict on the saxpy file at ``path`` (seed 7) and the most memory
+    Python allocated meanwhile, bytes (tracemalloc)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        v = judge.judge("saxpy", path, 7)
+        return v, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_zip_bomb_is_refused_unread(collected, tmp_path):
     """A file that unpacks to more than any check hands back (256 MiB, from a 0.3 MB file)
     is refused from its declared sizes, before the judge reads a byte of it: the judge runs
     outside the sandbox, under no memory limit."""
-    import tracemalloc
     import zipfile
 
     bomb = tmp_path / "bomb.npz"
@@ -335,12 +347,7 @@ def test_a_zip_bomb_is_refused_unread(collected, tmp_path):
             for _ in range(17):                     # 272 MiB
                 f.write(zeros)
     assert bomb.stat().st_size < 2 ** 20
-    tracemalloc.start()
-    try:
-        v = judge.judge("saxpy", bomb, 7)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    v, peak = _judged_with_peak(bomb)
     assert not v["passed"] and "unpacks to 272 MiB (at most 256 MiB)" in v["first_wrong"]
     assert peak < 2 ** 26, peak
 
@@ -349,7 +356,6 @@ def test_an_array_header_larger_than_its_data_is_refused_unread(collected, tmp_p
     """An npy member whose header declares 4 TiB over 16 bytes of data: numpy would try to
     allocate the declared array before finding the data short, so the judge (outside the
     sandbox) refuses it from the header alone."""
-    import tracemalloc
     import zipfile
 
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }"
@@ -360,12 +366,7 @@ def test_an_array_header_larger_than_its_data_is_refused_unread(collected, tmp_p
         for info in src.infolist():
             z.writestr(info, src.read(info))
         z.writestr("zz.npy", member + bytes(16))
-    tracemalloc.start()
-    try:
-        v = judge.judge("saxpy", forged, 7)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    v, peak = _judged_with_peak(forged)
     assert not v["passed"]
     assert "member zz.npy declares 4,398,046,511,104 bytes of data but holds" in v["first_wrong"]
     assert peak < 2 ** 26, peak
