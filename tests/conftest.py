@@ -146,6 +146,7 @@ class Page:
     page: object
     blocked: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    theme: str = "light"
 
     def figures(self) -> int:
         return self.page.locator(".book-figure").count()
@@ -201,6 +202,21 @@ class Page:
             " await new Promise(r => setTimeout(r, 0));"
             " if (window.bookFigures) await window.bookFigures.recoloured; }",
             "the figures to be recoloured for the theme"), theme)
+        self.theme = theme
+        self.page.wait_for_timeout(100)
+
+    def set_width(self, width: int) -> None:
+        """Make the window ``width`` px wide (its height kept), as a reader who resizes it,
+        and wait, bounded, until plotly has drawn every figure again for its new column
+        (each figure's resize, which the window's resize event has already asked for)."""
+        self.page.set_viewport_size({"width": width,
+                                     "height": self.page.viewport_size["height"]})
+        self.page.evaluate(bounded(
+            "async () => { await new Promise(r => requestAnimationFrame(() => r()));"
+            " await Promise.all(Array.from(document.querySelectorAll("
+            "'.book-figure .js-plotly-plot'), gd => window.Plotly.Plots.resize(gd)"
+            ".catch(() => null))); }",
+            "the figures to be drawn again for the new width"), None)
         self.page.wait_for_timeout(100)
 
     def figure_data(self, index: int = 0):
@@ -238,7 +254,7 @@ def open_page(browser, server):
         ctx.add_init_script(f"localStorage.setItem('theme', '{theme}');"
                             f"localStorage.setItem('mode', '{theme}');")
         page = ctx.new_page()
-        result = Page(page)
+        result = Page(page, theme=theme)
 
         def route(r):
             if r.request.url.startswith(server):
