@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from perfmodel import _check, little, machines, ops, roofline
+from perfmodel import _check, machines, ops, roofline
 
 from .registry import register
 
@@ -46,9 +46,15 @@ def layernorm_welford_time() -> float:
     return roofline.time(GPU_900, ops.layernorm(LN_ROWS, LN_COLS, passes=2))
 
 
-def h100_threads_float4() -> float:
+ROWS, ROW_LENGTH = 512, 1_000_000   # triage-3: one thread per row of a [512, 1e6] matrix
+
+
+def h100_slots_filled_pct(pieces: int = ROWS) -> float:
+    """triage-3: the share of an H100's resident thread slots (SMs x threads per SM) that
+    ``pieces`` independent threads fill, in percent."""
+    pieces = _check.count("pieces", pieces)
     h100 = machines.get("H100")
-    return little.threads_needed(h100.bandwidth("dram"), 600e-9, 16)
+    return 100 * pieces / (h100.sms * h100.hardware("max_threads_per_sm"))
 
 
 def thirty_ops_unfused_time() -> float:
@@ -132,10 +138,10 @@ register("triage-2", CHAPTER,
          layernorm_welford_time, unit="s",
          hint="Two reads of x and one write of y, each 8192 x 4096 x 4 bytes.")
 register("triage-3", CHAPTER,
-         "Threads an H100 needs, each with one 16-byte load outstanding, to keep "
-         "3.35 TB/s flowing at 600 ns latency.",
-         h100_threads_float4, unit="threads",
-         hint="Bytes in flight = bandwidth x latency; divide by the bytes each thread keeps open.")
+         "Share of an H100's resident thread slots filled by a row-sum kernel with one thread "
+         "per row of a [512, 1,000,000] FP32 matrix, in percent.",
+         h100_slots_filled_pct, unit="%",
+         hint="Count the independent threads (rows, not elements) over 132 SMs x 2048 threads.")
 register("triage-4", CHAPTER,
          "Runtime of 30 separate elementwise kernels over a 10 GB FP32 tensor at "
          "2 TB/s, in seconds.",

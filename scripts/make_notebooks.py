@@ -214,15 +214,23 @@ def site_url(root: pathlib.Path = ROOT) -> str:
     return url.rstrip("/") + "/"
 
 
+def _book_extension(name: str):
+    """This repository's Sphinx extension _ext/<name>.py (code, whatever book folder the
+    pages come from), loaded from its file: by name alone, ``import colab`` finds whatever
+    ``colab`` a process met first (tests/colab/ is one)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_book_ext_{name}", ROOT / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def page_links(root: pathlib.Path = ROOT) -> dict[str, str]:
     """Where a link between pages goes from a twin: a chapter opens its twin in Colab;
     the landing page and the appendix open on the site. Keys are page paths without
     extension (``chapters/07_latency``)."""
-    sys.path.insert(0, str(root / "_ext"))
-    try:
-        from colab import colab_url
-    finally:
-        sys.path.remove(str(root / "_ext"))
+    colab_url = _book_extension("colab").colab_url
     repo = repository(root)
     links = {f"{CHAPTERS}/{n}": colab_url(repo.url, repo.branch, repo.path_to_book, n)
              for n in chapter_names(root)}

@@ -9,8 +9,9 @@ from exercise_checks import chapter_checks
 
 EXPECTED = {
     # Seed 000: 320 GB/s x 400 ns = 128,000 bytes in flight on a T4.
-    # A100 datasheet 2.039 TB/s x the question's 500 ns.
-    "latency-1": 2.039e12 * 500e-9,
+    # A100 datasheet 2.039 TB/s x the H200's recorded idle DRAM latency, 337 ns
+    # (labs/results/H200/latency.json: 337.11 ns), as the question supposes.
+    "latency-1": 2.039e12 * 337e-9,
     # Seed 003: one warp, 32 threads x 16 bytes = 512 B on order, over 314 ns (about 1.6 GB/s).
     # 32 threads x 4 loads x 16 B = 2,048 B on order over 314 ns.
     "latency-2": 32 * 4 * 16 / 314e-9,
@@ -40,7 +41,7 @@ EXPECTED = {
 
 
 ROUNDED = [  # answers rounded as a reader would give them: right
-    ("latency-1", 1.02e6),
+    ("latency-1", 687e3),
     ("latency-2", 6.52e9),
     ("latency-3", 169),
     ("latency-4", 67),
@@ -50,6 +51,7 @@ ROUNDED = [  # answers rounded as a reader would give them: right
     ("latency-10", 134),               # 134.4 rounded down is within 2%
 ]
 OFF = [  # wrong answers: not yet
+    ("latency-1", 1.62e6),            # the H200's own bytes in flight (4.8 TB/s), not the A100's
     ("latency-8", 20),                # the SMs that 220 GB/s apiece would need, not the share
     ("latency-5", 64 * 32 * 8 * 16),  # the SM's limit, not the register budget
     ("latency-5", 28),                # warps, not bytes

@@ -18,8 +18,8 @@ EXPECTED = {
     "triage-1": 4096 * 4096 * 8 / T4_BW,  # 3x3 blur, perfect reuse: one load, one store
     # 2.3: Welford = 2 reads + 1 write of 8192 x 4096 x 4 bytes at 900 GB/s.
     "triage-2": 3 * 8192 * 4096 * 4 / 900e9,
-    # 2.4: 3.35 TB/s x 600 ns / 16 bytes per thread.
-    "triage-3": 3.35e12 * 600e-9 / 16,
+    # one thread per row: 512 threads over an H100 SXM's 132 SMs x 2,048 resident threads.
+    "triage-3": 100 * 512 / (132 * 2048),
     # 2.6: 30 kernels x (10 GB read + 10 GB written) at 2 TB/s.
     "triage-4": 30 * 20e9 / 2e12,
     # GELU, BF16, [32, 2048, 8192]: 2 + 2 bytes per element at 4.8 TB/s.
@@ -45,11 +45,13 @@ EXPECTED = {
 
 ROUNDED = [  # answers rounded as a reader would give them: right
     ("triage-4", 0.3),
-    ("triage-3", 125_600),
+    ("triage-3", 0.19),
     ("triage-6", 2.0),
     ("triage-10", 75),
 ]
 OFF = [  # wrong answers: not yet
+    ("triage-3", 1.25),       # the T4's slots (40 x 1,024), not the H100's
+    ("triage-3", 189_394),    # every element counted as independent work
     ("triage-6", 1),          # "arithmetic is always free"
     ("triage-10", 1),         # "one trip, one add": the link taken for the memory
     ("triage-5", 447e-6),     # a write per element too, as if it were GELU
