@@ -30,10 +30,6 @@ SMALL_N = 10_000                # FP32 elements of the small kernel (exercise 2.
 ONE_WARP_LOADS = 4              # latency-2: independent 16-byte loads per thread of the lone warp
 
 
-def t4_bytes_in_flight() -> float:
-    return little.bytes_in_flight(T4_BW, T4_LAT)
-
-
 def a100_bytes_in_flight() -> float:
     """latency-1: bytes an A100 keeps in flight at its datasheet bandwidth if a DRAM load
     took the H200's recorded idle latency (the book has no A100 measurement)."""

@@ -82,7 +82,7 @@ def transpose_part(out: pathlib.Path) -> dict:
     profile = importlib.import_module("labs.profile")
     profile.LESSON_TIMEOUT_S = NCU_TIMEOUT_S
     res = profile.run(lessons=("transpose",), raw_dir=str(out / "ncu_raw"))
-    res["lab"] = profile.EXTRA_RECORD
+    res["lab"] = profile.EXTRA_RECORDS["transpose"]
     path = results.save(res, out)
     return {"files": [str(path)],
             "rows": [{k: r.get(k) for k in ("case", "counter", "measured", "predicted")}

@@ -47,10 +47,20 @@ from . import common, ncu
 from .results import list_recorded, load
 
 LESSONS = ("simt", "latency", "memory", "compute")
-#: Lessons run only when named (recorded apart, as ``profile_transpose``): the naive and the
-#: tiled transpose, where the cost of scattered stores shows (sectors from L1 to the L2).
-EXTRA_LESSONS = ("transpose",)
+#: Lessons run only when named, each recorded apart (EXTRA_RECORDS): the naive and the tiled
+#: transpose, where the cost of scattered stores shows (sectors from L1 to the L2); and the
+#: latency lesson's kernels again with what the warp schedulers did (``stalls``).
+EXTRA_LESSONS = ("transpose", "stalls")
+#: The record an extra lesson is kept in (labs/results/<gpu>/<name>.json).
+EXTRA_RECORDS = {"transpose": "profile_transpose", "stalls": "profile_stalls"}
 ALL_LESSONS = LESSONS + EXTRA_LESSONS
+#: What a warp scheduler does while its warps wait on DRAM (Nsight Compute's Scheduler and
+#: Warp State sections): {counter: the ncu metric it is}.
+STALL_METRICS = {
+    "issue_share": "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "ready_warps": "smsp__warps_eligible.avg.per_cycle_active",
+    "memory_waiters": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+}
 #: ncu metrics each lesson collects (exact names, as passed to ``ncu --metrics``).
 COMMON_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
                   "launch__registers_per_thread")
@@ -84,6 +94,7 @@ METRICS = {
                   "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
                   "smsp__inst_executed_op_shared_ld.sum"),
 }
+METRICS["stalls"] = METRICS["latency"] + tuple(STALL_METRICS.values())
 #: Counters, in the order the tables list them: (plain name, unit of the value).
 COUNTERS = {
     "lanes_per_instruction": ("active lanes per instruction", "lanes"),
@@ -102,6 +113,9 @@ COUNTERS = {
     "dram_bytes_written": ("DRAM bytes written", "byte"),
     "kernel_time": ("kernel time", "s"),
     "shared_load_passes": ("shared-memory passes per load request", "passes"),
+    "issue_share": ("cycles a scheduler issued an instruction", "fraction"),
+    "ready_warps": ("warps ready to issue, per scheduler per cycle", "warps"),
+    "memory_waiters": ("warps waiting on a memory load, per instruction issued", "warps"),
 }
 #: Which counters each lesson's table shows.
 TABLE_COUNTERS = {
@@ -112,10 +126,12 @@ TABLE_COUNTERS = {
     "compute": ("fma_pipe_busy", "fma_lane_use", "dram_bandwidth", "dram_throughput"),
     "transpose": ("kernel_time", "store_sectors_per_request", "l2_store_sectors",
                   "dram_bytes_read", "dram_bytes_written", "shared_load_passes"),
+    "stalls": ("achieved_occupancy", "issue_share", "ready_warps", "memory_waiters",
+               "dram_bandwidth"),
 }
 #: The summary of a run of LESSONS (a run of EXTRA_LESSONS summarises their own counters).
-SUMMARY_KEYS = ("ncu_version",) + tuple(c for c in COUNTERS
-                                        if c not in TABLE_COUNTERS["transpose"])
+SUMMARY_KEYS = ("ncu_version",) + tuple(
+    c for c in COUNTERS if c not in TABLE_COUNTERS["transpose"] and c not in STALL_METRICS)
 #: Seconds one lesson's ncu run may take before it is stopped.
 LESSON_TIMEOUT_S = 240
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -173,7 +189,7 @@ def predictions(case: dict, machine, refs: dict, sms: int | None = None) -> dict
         else:
             out["lanes_per_instruction"] = (simt.busy_lanes_per_busy_warp(case["k"]),
                                             f"32 / {case['k']} busy lanes a warp")
-    elif lesson == "latency":
+    elif lesson in ("latency", "stalls"):
         if machine is not None and regs:
             out["achieved_occupancy"] = (
                 simt.launch_occupancy(machine, case["blocks"], case["block"], regs),
@@ -287,6 +303,9 @@ def measurements(case: dict, kernel: dict, sms: int | None) -> dict:
     elif g("dram__bytes_read.sum.per_second") is not None:
         out["dram_bandwidth"] = (g("dram__bytes_read.sum.per_second"),
                                  "dram__bytes_read.sum.per_second")
+    for counter, metric in STALL_METRICS.items():
+        if g(metric) is not None:
+            out[counter] = (g(metric), metric)
     if g("dram__throughput.avg.pct_of_peak_sustained_elapsed") is not None:
         out["dram_throughput"] = (g("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
                                   "dram__throughput.avg.pct_of_peak_sustained_elapsed")
@@ -549,6 +568,17 @@ def caption(result: dict, lesson: str) -> str:
                      f"{_pct(max(short))} short of the law, since a busy memory answers more "
                      "slowly than an idle one")
         return text + "."
+    if lesson == "stalls":
+        measured = {(r["case"], r["counter"]): r["measured"] for r in result["rows"]
+                    if r.get("lesson") == lesson}
+        issue = [v for (_c, k), v in measured.items() if k == "issue_share"]
+        eligible = [v for (_c, k), v in measured.items() if k == "ready_warps"]
+        text = ("Look at the schedulers: however many warps an SM holds, they are almost all "
+                "waiting on a load")
+        if issue and eligible:
+            text += (f"; a scheduler issues in at most {_pct(max(issue))} of its cycles and "
+                     f"has at most {max(eligible):.2f} warps ready a cycle")
+        return text + ", while the warps waiting on memory per instruction issued grow with them."
     if lesson == "memory":
         worst = max((abs(1 - x) for c in ("sectors_per_request", "dram_bytes_per_value")
                      for x in ratios(c)), default=None)
@@ -578,9 +608,12 @@ def caption(result: dict, lesson: str) -> str:
 def _in_table(row: dict) -> bool:
     """Rows a lesson's table shows: its counters that the model predicts, and in the memory
     lesson the DRAM and L2 throughputs of every kernel (the staircase: the set in the L2
-    against the sets streamed from DRAM), predicted or not."""
+    against the sets streamed from DRAM), and in the stalls lesson every counter of its table,
+    the schedulers' included, which the model does not predict."""
     if row["counter"] not in TABLE_COUNTERS[row["lesson"]]:
         return False
+    if row["lesson"] == "stalls":
+        return True
     if row["counter"] in ("dram_throughput", "l2_throughput") and row["lesson"] == "memory":
         return True
     if row["counter"] == "kernel_time":
@@ -631,8 +664,10 @@ def table(result: dict, lesson: str) -> str:
             "</tr></thead><tbody>" + body + "</tbody></table>"
             f"<p><small>Measured by {html.escape(ncu_name(ctx.get('ncu_version', '')))} on "
             f"an {html.escape(str(ctx.get('gpu_name', '?')))} "
-            f"({html.escape(str(ctx.get('date', ''))[:10])}); under each value, the model's "
-            f"and measured / model. Metrics: {metrics}.</small></p></div>")
+            f"({html.escape(str(ctx.get('date', ''))[:10])})"
+            + ("; under each value, the model's and measured / model"
+               if any(r.get("predicted") is not None for r in rows) else "")
+            + f". Metrics: {metrics}.</small></p></div>")
 
 
 class ProfileView:
@@ -656,14 +691,10 @@ class ProfileView:
         return {"text/html": self.html(), "text/plain": self.note}
 
 
-#: The record a lesson outside LESSONS is kept in (labs/results/<gpu>/<name>.json).
-EXTRA_RECORD = "profile_transpose"
-
-
 def recorded(gpu: str | None = None, lesson: str | None = None) -> dict:
     """The recorded profile of ``gpu`` (default: the first real GPU recorded, the H200);
     for a lesson in EXTRA_LESSONS, its own record (ValueError when none is recorded)."""
-    name = EXTRA_RECORD if lesson in EXTRA_LESSONS else "profile"
+    name = EXTRA_RECORDS.get(lesson, "profile")
     found = [r for r in list_recorded(name) if not r["context"].get("reference")]
     if gpu is not None:
         found = [r for r in found if r["context"].get("gpu_slug") == gpu]

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-LESSONS = ("simt", "latency", "memory", "compute", "transpose")
+LESSONS = ("simt", "latency", "memory", "compute", "transpose", "stalls")
 #: Side of the transposed float32 matrix (8192: 256 MiB, the challenge's size).
 TRANSPOSE_SIDE = {False: 8192, True: 4096}
 #: Sizes: full run, and quick (a reader's GPU in a chapter cell).
@@ -220,9 +220,9 @@ def transpose_cases(quick: bool):
 
 
 BUILDERS = {"simt": simt_cases, "latency": latency_cases, "memory": memory_cases,
-            "compute": compute_cases, "transpose": transpose_cases}
+            "compute": compute_cases, "transpose": transpose_cases, "stalls": latency_cases}
 LABS = {"simt": "divergence", "latency": "latency / littles_law", "memory": "coalescing",
-        "compute": "intensity", "transpose": "coalescing"}
+        "compute": "intensity", "transpose": "coalescing", "stalls": "latency / littles_law"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,16 +8,13 @@ from exercises import answer
 from exercise_checks import chapter_checks
 
 EXPECTED = {
-    # Seed 000: 320 GB/s x 400 ns = 128,000 bytes in flight on a T4.
     # A100 datasheet 2.039 TB/s x the H200's recorded idle DRAM latency, 337 ns
     # (labs/results/H200/latency.json: 337.11 ns), as the question supposes.
     "latency-1": 2.039e12 * 337e-9,
-    # Seed 003: one warp, 32 threads x 16 bytes = 512 B on order, over 314 ns (about 1.6 GB/s).
     # 32 threads x 4 loads x 16 B = 2,048 B on order over 314 ns.
     "latency-2": 32 * 4 * 16 / 314e-9,
     # 275 GB/s x 314 ns = 86,350 B; / 512 B per warp = 168.65 -> 169 warps ("about 170").
     "latency-3": 169,
-    # H200: 4.8 TB/s x 337 ns = 1,617,600 B; / 4 B = 404,400 threads; / 132 SMs = 3,063.6.
     # 132 SMs x 16 warps x 32 threads x 16 B in flight, over 337 ns, against 4.8 TB/s
     "latency-4": 100 * (132 * 16 * 32 * 16 / 337e-9) / 4.8e12,
     # 65,536 / (72 x 32) = 28.4 -> 28 warps (the SM's limit, 64, does not bind);

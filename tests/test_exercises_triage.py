@@ -22,13 +22,11 @@ EXPECTED = {
     "triage-3": 100 * 512 / (132 * 2048),
     # 2.6: 30 kernels x (10 GB read + 10 GB written) at 2 TB/s.
     "triage-4": 30 * 20e9 / 2e12,
-    # GELU, BF16, [32, 2048, 8192]: 2 + 2 bytes per element at 4.8 TB/s.
     # row sums: 32 x 2048 x 8192 BF16 values read (2 bytes each), 32 x 2048 FP32 totals written
     "triage-5": (32 * 2048 * 8192 * 2 + 32 * 2048 * 4) / H200_BW,
     # 400 FLOPs x 1e8 at 8.1 TFLOP/s (4.9 ms) against 8 B x 1e8 at 320 GB/s (2.5 ms): the
     # heavy one is compute-bound, the GELU memory-bound.
     "triage-6": (400 * 1e8 / 8.1e12) / (8 * 1e8 / T4_BW),
-    # sin^2 + cos^2: (44 - 8) bytes per element x 2^26 at 320 GB/s.
     # bias, relu, residual in BF16: unfused x->t, t->u, (u, r)->y is 7 arrays, fused x, r -> y
     # is 3; the 4 arrays saved, 2 bytes each, at 4.8 TB/s
     "triage-7": (7 - 3) * 2 * 24 * 2048 * 4096 / H200_BW,

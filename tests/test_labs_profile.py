@@ -340,3 +340,60 @@ def test_imports_pull_in_no_plotly():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ the schedulers (H100)
+
+STALLS = ROOT / "tests" / "data" / "ncu_stalls_h100"
+
+
+def test_stall_counters_come_from_the_recorded_h100_csv():
+    """labs/results/H100-80GB-HBM3/profile_stalls.json holds what ncu's CSV of that run says
+    (tests/data/ncu_stalls_h100/, kept as ncu wrote it: the lesson was then named latency),
+    each scheduler counter read straight from its metric's column."""
+    rec = results.load(profile.EXTRA_RECORDS["stalls"], "H100-80GB-HBM3")
+    assert rec["context"]["gpu_name"] == "NVIDIA H100 80GB HBM3"
+    assert rec["params"]["lessons"] == ["stalls"] and not rec["params"]["metrics_refused"]["stalls"]
+    kernels = ncu.parse_csv((STALLS / "stalls.csv").read_text())
+    cases = json.loads((STALLS / "stalls.json").read_text())
+    assert len(kernels) == len(cases) == 5
+    header, units, cells = (lambda t: (t[0], t[1], t[2:]))(list(csv.reader(io.StringIO(
+        "\n".join(ln for ln in (STALLS / "stalls.csv").read_text().splitlines()
+                  if ln.startswith('"'))))))
+    for case, kernel, raw in zip(cases, kernels, cells):
+        got = {r["counter"]: r for r in rec["rows"] if r["case"] == case["case"]}
+        for counter, metric in profile.STALL_METRICS.items():
+            value = float(raw[header.index(metric)].replace(",", ""))
+            if units[header.index(metric)] == "%":
+                value /= 100
+            assert got[counter]["measured"] == pytest.approx(value, rel=1e-9), (case, counter)
+            assert got[counter]["metric"] == metric
+            assert got[counter]["lesson"] == "stalls"
+        assert set(profile.measurements(case, kernel, 132)) >= set(profile.STALL_METRICS)
+
+
+def test_the_streaming_read_is_mostly_waiting_at_every_occupancy():
+    """What chapter 7 says of the record: the schedulers issue in under 15% of their cycles
+    and have under one warp ready a cycle, and past 32 warps an SM the warps waiting per
+    issued instruction grow faster than the bandwidth (the queue)."""
+    rec = profile.recorded(lesson="stalls")
+    m = {(r.get("warps_per_sm"), r["counter"]): r["measured"] for r in rec["rows"]}
+    warps = sorted({w for w, _c in m if w is not None})
+    assert warps == [2, 8, 32, 64]
+    for w in warps:
+        assert 0 < m[(w, "issue_share")] < 0.15 and 0 < m[(w, "ready_warps")] < 1
+    growth = m[(64, "memory_waiters")] / m[(32, "memory_waiters")]
+    gain = m[(64, "dram_bandwidth")] / m[(32, "dram_bandwidth")]
+    assert growth > 1.5 and gain < 1.2
+
+
+def test_stalls_table_names_the_gpu_and_the_counters_in_words(no_gpu):
+    view = labs.show("profile", lesson="stalls")
+    page = view._repr_mimebundle_()["text/html"]
+    assert "NVIDIA H100" in view.note
+    for counter in profile.STALL_METRICS:
+        assert profile.COUNTERS[counter][0] in page
+        assert counter not in page
+    assert page.count("<tr>") >= 5
+    issue = max(r["measured"] for r in view.result["rows"] if r["counter"] == "issue_share")
+    assert f"at most {100 * issue:.0f}% of its cycles" in page

@@ -24,12 +24,17 @@ import make_notebooks  # noqa: E402
 CHAPTERS = make_notebooks.chapter_names()
 SETUP_ID = "colab-setup"
 
+# The kernel is reached over Unix sockets in a folder of its own: over TCP, kernels started
+# side by side (these, the Colab twins' in the other worker) could pick the same free port.
 RUNNER = r"""
-import json, sys
+import json, os, sys, tempfile
 import nbformat
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], as_version=4)
-NotebookClient(nb, timeout=int(sys.argv[3]), kernel_name="python3",
+km = KernelManager(kernel_name="python3", transport="ipc",
+                   ip=os.path.join(tempfile.mkdtemp(prefix="twin-"), "kernel"))
+NotebookClient(nb, km=km, timeout=int(sys.argv[3]), kernel_name="python3",
                resources={"metadata": {"path": sys.argv[2]}}).execute()
 print("SETUP-OUTPUTS " + json.dumps(nb.cells[0].outputs))
 """

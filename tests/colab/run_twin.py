@@ -10,18 +10,29 @@ Writes the executed notebook, errors included, to OUT and prints the seconds it 
 """
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import time
 
 import nbformat
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 
+def kernel_manager() -> KernelManager:
+    """A python3 kernel reached over Unix sockets in a folder of its own: over TCP, kernels
+    started side by side could pick the same free port (ZMQError "Address already in use"
+    in a clean-clone run of 2026-12-07)."""
+    sockets = os.path.join(tempfile.mkdtemp(prefix="twin-"), "kernel")
+    return KernelManager(kernel_name="python3", transport="ipc", ip=sockets)
+
+
 def main(twin: str, workdir: str, out: str) -> int:
     nb = nbformat.read(twin, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": workdir}})
+    client = NotebookClient(nb, km=kernel_manager(), timeout=300, kernel_name="python3",
+                            allow_errors=True, resources={"metadata": {"path": workdir}})
     start = time.perf_counter()
     try:
         client.execute()
