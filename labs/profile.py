@@ -59,7 +59,7 @@ ALL_LESSONS = LESSONS + EXTRA_LESSONS
 STALL_METRICS = {
     "issue_share": "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "ready_warps": "smsp__warps_eligible.avg.per_cycle_active",
-    "memory_waiters": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "load_wait_cycles": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
 }
 #: ncu metrics each lesson collects (exact names, as passed to ``ncu --metrics``).
 COMMON_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
@@ -115,7 +115,7 @@ COUNTERS = {
     "shared_load_passes": ("shared-memory passes per load request", "passes"),
     "issue_share": ("cycles a scheduler issued an instruction", "fraction"),
     "ready_warps": ("warps ready to issue, per scheduler per cycle", "warps"),
-    "memory_waiters": ("warps waiting on a memory load, per instruction issued", "warps"),
+    "load_wait_cycles": ("warp cycles spent waiting on a load, per instruction issued", "cycles"),
 }
 #: Which counters each lesson's table shows.
 TABLE_COUNTERS = {
@@ -126,7 +126,7 @@ TABLE_COUNTERS = {
     "compute": ("fma_pipe_busy", "fma_lane_use", "dram_bandwidth", "dram_throughput"),
     "transpose": ("kernel_time", "store_sectors_per_request", "l2_store_sectors",
                   "dram_bytes_read", "dram_bytes_written", "shared_load_passes"),
-    "stalls": ("achieved_occupancy", "issue_share", "ready_warps", "memory_waiters",
+    "stalls": ("achieved_occupancy", "issue_share", "ready_warps", "load_wait_cycles",
                "dram_bandwidth"),
 }
 #: The summary of a run of LESSONS (a run of EXTRA_LESSONS summarises their own counters).
@@ -534,6 +534,8 @@ def _fmt(value, unit: str) -> str:
         return f"{value:.1f}"
     if unit == "count":
         return f"{value / 1e6:,.1f} M"
+    if unit == "cycles":
+        return f"{value:,.0f}"
 
     return f"{value:,.2f}"
 
@@ -578,7 +580,8 @@ def caption(result: dict, lesson: str) -> str:
         if issue and eligible:
             text += (f"; a scheduler issues in at most {_pct(max(issue))} of its cycles and "
                      f"has at most {max(eligible):.2f} warps ready a cycle")
-        return text + ", while the warps waiting on memory per instruction issued grow with them."
+        return text + (", and the cycles its warps wait on loads per instruction issued grow "
+                       "as the memory fills.")
     if lesson == "memory":
         worst = max((abs(1 - x) for c in ("sectors_per_request", "dram_bytes_per_value")
                      for x in ratios(c)), default=None)

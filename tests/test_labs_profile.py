@@ -382,7 +382,7 @@ def test_the_streaming_read_is_mostly_waiting_at_every_occupancy():
     assert warps == [2, 8, 32, 64]
     for w in warps:
         assert 0 < m[(w, "issue_share")] < 0.15 and 0 < m[(w, "ready_warps")] < 1
-    growth = m[(64, "memory_waiters")] / m[(32, "memory_waiters")]
+    growth = m[(64, "load_wait_cycles")] / m[(32, "load_wait_cycles")]
     gain = m[(64, "dram_bandwidth")] / m[(32, "dram_bandwidth")]
     assert growth > 1.5 and gain < 1.2
 

@@ -48,7 +48,7 @@ define(
 
 define(
     "latency-1", title="Bytes in flight",
-    defaults={"gpu": "A100", "ns": 500},
+    defaults={"gpu": "A100", "ns": 337},
     draw=lambda r: {"gpu": r.choice(GPUS), "ns": r.randrange(300, 801, 20)},
     question=lambda p: (
         f"Give the **bytes** {a(p['gpu'])} must keep in flight to sustain its datasheet "
