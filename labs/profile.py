@@ -572,10 +572,11 @@ def caption(result: dict, lesson: str) -> str:
                      "slowly than an idle one")
         return text + "."
     if lesson == "stalls":
-        measured = {(r["case"], r["counter"]): r["measured"] for r in result["rows"]
-                    if r.get("lesson") == lesson}
-        issue = [v for (_c, k), v in measured.items() if k == "issue_share"]
-        eligible = [v for (_c, k), v in measured.items() if k == "ready_warps"]
+        def measured(counter):
+            return [r["measured"] for r in result["rows"]
+                    if r.get("lesson") == lesson and r["counter"] == counter]
+
+        issue, eligible = measured("issue_share"), measured("ready_warps")
         text = ("Look at the schedulers: however many warps an SM holds, they are almost all "
                 "waiting on a load")
         if issue and eligible:
