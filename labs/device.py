@@ -53,9 +53,9 @@ STEPS: dict[str, Step] = {
                    "{w}/grades --gpu; sleep 5; cat {w}/grades/gradebook.csv {w}/grades/totals.csv"),
                   240, "grade --gpu end to end on a small course (an honest and a hostile "
                   "student): labs/results/<gpu>/grading_demo/"),
-    "machine": Step((PY, "-m", "labs.part2a_on_device", "--out", "{w}"), 240,
+    "machine": Step((PY, "-m", "labs.part2a_on_device", "--out", "{w}"), 330,
                     "chapters 6-8's machine as it behaves: SASS, L2 fetch granularity, store "
-                    "sectors under ncu"),
+                    "sectors and the schedulers' stall counters under ncu"),
     "power_model": Step((PY, "-m", "labs.power_model_time", "--out", "{w}"), 200,
                         "idle power, the FMA loop and FP32/FP16 matmuls under NVML, no GPU "
                         "setting changed: labs/results/<gpu>/power_model.json"),

@@ -4,7 +4,7 @@ Run on the device machine from the repository root (torch, numba-cuda; no plotly
 
     python3 -m labs.part2a_on_device --out OUT
 
-Three parts, each in its own try/except (a failure is written into the summary and the
+Four parts, each in its own try/except (a failure is written into the summary and the
 next part still runs):
 
 1. ``divergence``: the divergence lab (labs/divergence.py, its loop now a constant-trip
@@ -22,12 +22,17 @@ next part still runs):
    unpadded tiled (32 x 32) 8192 x 8192 FP32 transpose: store sectors per request, store
    sectors from L1 to the L2, DRAM bytes read and written, shared-memory passes per load,
    kernel time. Writes OUT/<gpu>/profile_transpose.json and ncu's raw
-   CSV under OUT/ncu_raw/.
+   CSV under OUT/ncu_raw_transpose/.
+4. ``stalls``: the profile lab's stalls lesson under ncu: chapter 7's latency kernels
+   (the pointer chaser and the streaming read at 2 to 64 warps an SM) with the schedulers'
+   issue-active share, eligible warps a cycle and long-scoreboard cycles per issued
+   instruction. Writes OUT/<gpu>/profile_stalls.json and ncu's CSV under
+   OUT/ncu_raw_stalls/.
 
 Also OUT/part2a_on_device.json: for each part, ok or the error with its traceback, its
 seconds, and the few figures the chapters quote (so a glance says whether it worked).
-Budget: about 20 s for part 1 (compiling included), 30 s for part 2, 60-90 s for part 3
-(ncu replays each kernel once per pass); under 4 minutes in all. Copy OUT/<gpu>/* into
+Budget: about 20 s for part 1 (compiling included), 30 s for part 2, 60-90 s for parts 3
+and 4 each (ncu replays each kernel once per pass); under 5 minutes in all. Copy OUT/<gpu>/* into
 labs/results/<gpu>/ (for the H200: labs/results/H200/).
 """
 from __future__ import annotations
@@ -76,21 +81,30 @@ def coalescing_part(out: pathlib.Path) -> dict:
             "useful_bandwidth_by_stride": res["summary"]["useful_bandwidth_by_stride"]}
 
 
-def transpose_part(out: pathlib.Path) -> dict:
+def profiled_part(lesson: str, out: pathlib.Path) -> dict:
+    """One of the profile lab's EXTRA_LESSONS under ncu, recorded apart (its own lab name)."""
     from labs import results
 
     profile = importlib.import_module("labs.profile")
     profile.LESSON_TIMEOUT_S = NCU_TIMEOUT_S
-    res = profile.run(lessons=("transpose",), raw_dir=str(out / "ncu_raw"))
-    res["lab"] = profile.EXTRA_RECORDS["transpose"]
+    res = profile.run(lessons=(lesson,), raw_dir=str(out / f"ncu_raw_{lesson}"))
+    res["lab"] = profile.EXTRA_RECORDS[lesson]
     path = results.save(res, out)
     return {"files": [str(path)],
             "rows": [{k: r.get(k) for k in ("case", "counter", "measured", "predicted")}
                      for r in res["rows"]]}
 
 
+def transpose_part(out: pathlib.Path) -> dict:
+    return profiled_part("transpose", out)
+
+
+def stalls_part(out: pathlib.Path) -> dict:
+    return profiled_part("stalls", out)
+
+
 PARTS = (("divergence", divergence_part), ("coalescing", coalescing_part),
-         ("transpose", transpose_part))
+         ("transpose", transpose_part), ("stalls", stalls_part))
 
 
 def main(argv: list[str] | None = None) -> int:
