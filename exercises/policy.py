@@ -14,7 +14,10 @@ labs.challenges.harness import load4, store4, WARP, resident_grid``; the regroup
 uses ``resident_grid``), and may not name ``os``, ``sys``, ``open``, ``eval``,
 ``__import__`` and the rest of :data:`NAMES`, numpy's file writers and readers
 (:data:`ATTRIBUTES`), or any attribute that starts with an underscore (``__globals__``,
-``__subclasses__``, ``_savez``: the ways around a list of names). It is a list, not a
+``__subclasses__``, ``_savez``: the ways around a list of names), nor import a module
+with such a part in its path (``numpy.lib._npyio_impl``), nor assign or delete an
+attribute of anything (``np.asanyarray = f`` replaces the function numpy's file writer
+calls on the recorder's counters). It is a list, not a
 proof: the sandbox and the kept files stay the defence behind it.
 """
 from __future__ import annotations
@@ -56,7 +59,8 @@ def _import(node: ast.AST) -> str | None:
     """What an import statement brings in that the policy does not allow, or None."""
     if isinstance(node, ast.Import):
         for alias in node.names:
-            if alias.name.split(".")[0] not in MODULES:
+            parts = alias.name.split(".")
+            if parts[0] not in MODULES or any(p.startswith("_") for p in parts):
                 return f"import {alias.name}"
         return None
     if node.level:
@@ -65,7 +69,9 @@ def _import(node: ast.AST) -> str | None:
     if module == HARNESS:
         extra = [a.name for a in node.names if a.name not in HARNESS_NAMES]
         return f"from {HARNESS} import {', '.join(extra)}" if extra else None
-    if module != "__future__" and module.split(".")[0] not in MODULES:
+    parts = module.split(".")
+    if module != "__future__" and (parts[0] not in MODULES
+                                   or any(p.startswith("_") for p in parts)):
         return f"from {module} import ..."
     for alias in node.names:       # what comes in by name is checked as an attribute is
         if alias.name == "*" or alias.name.startswith("_") or alias.name in ATTRIBUTES:
@@ -101,6 +107,11 @@ def review(source: str) -> str | None:
         elif isinstance(node, ast.Attribute):
             private = node.attr.startswith("_")
             found = ast.unparse(node)[:80] if private or node.attr in ATTRIBUTES else None
+            if not found and isinstance(node.ctx, (ast.Store, ast.Del)):
+                # np.asanyarray = f: a module's function replaced (numpy's file writer calls
+                # it on the recorder's counters); a kernel sets no attribute of anything
+                change = "a deletion of" if isinstance(node.ctx, ast.Del) else "an assignment to"
+                found = f"{change} {ast.unparse(node)[:80]}"
         else:
             found = None
         if found:

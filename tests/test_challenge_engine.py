@@ -38,13 +38,29 @@ def _gpu_script():
 
 
 SAXPY, WRONG = _gpu_script().SAXPY, _gpu_script().WRONG
+_LAUNCH = "    saxpy[(x.size + threads - 1) // threads, threads](a, x, y, out)"
+#: Work that reaches a device array whole, so that the counters never see it (a hostile
+#: student's of 2026-12-07 and its kin): inside the kernel, numpy on the array (np.asarray
+#: compiles for a GPU; a thread sums or copies the whole array, counted as nothing), a
+#: numpy method and a ufunc; on the host inside launch, a method and arithmetic.
+WHOLE = {name: "import numpy as np\n" + text for name, text in {
+    "in_kernel_asarray": SAXPY.replace("out[i] = a * x[i] + y[i]",
+                                       "out[i] = a * np.asarray(x)[i] + y[i]"),
+    "in_kernel_method": SAXPY.replace("out[i] = a * x[i] + y[i]",
+                                      "out[i] = a * x.copy()[i] + y[i]"),
+    "in_kernel_ufunc": SAXPY.replace("out[i] = a * x[i] + y[i]",
+                                     "np.add(x, y, out)"),
+    "host_method": SAXPY.replace(_LAUNCH, "    s = x.sum()\n" + _LAUNCH),
+    "host_arithmetic": SAXPY.replace(_LAUNCH, _LAUNCH.replace("(a, x, y, out)",
+                                                             "(a, x * 1, y, out)")),
+}.items()}
 
 
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("subs")
     (folder / "right.py").write_text(SAXPY)
-    for name, text in WRONG.items():
+    for name, text in {**WRONG, **WHOLE}.items():
         assert text != SAXPY, name  # the edit took
         (folder / f"{name}.py").write_text(text)
     proc = subprocess.run([PY, str(ROOT / "tests" / "challenge_engine_sim.py"), str(folder)],
@@ -190,6 +206,33 @@ def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
     assert "copy_to_host" in r["first_wrong"]
     # the first copy refused: x (float32, 4 bytes an element) at the first size
     assert r["host_transfers"] and r["host_transfers"][0]["bytes"] == _saxpy_sim_sizes()[0] * 4
+
+
+@pytest.mark.parametrize("name, says", [
+    ("in_kernel_asarray", "np.asarray of the device array x inside a kernel"),
+    ("in_kernel_method", "copy of the device array x inside a kernel"),
+    ("in_kernel_ufunc", "np.add of the device array x inside a kernel"),
+    ("host_method", "work done outside a kernel: launch used x.sum on the host"),
+    ("host_arithmetic", "work done outside a kernel: launch computed with x on the host")])
+def test_whole_array_work_on_a_device_array_is_refused_with_the_reason(sim, name, says):
+    r = sim[f"file/{name}"]
+    assert not r["passed"] and says in r["first_wrong"], r
+
+
+def test_views_of_a_counted_array_stay_counted():
+    """x.view() and x.split() on the host hand a kernel arrays whose accesses still count
+    (numba's own simulator array returns uncounted ones)."""
+    code = """
+import numpy as np
+from labs.challenges import sim
+rec = sim.Recorder()
+with rec:
+    x = rec.wrap("x", np.arange(8, dtype=np.float32))
+    print(type(x.view(np.int32)).__name__, [type(p).__name__ for p in x.split(4)])
+"""
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=SIM, cwd=ROOT,
+                          timeout=120)
+    assert proc.stdout.split() == ["Counted", "['Counted',", "'Counted']"], proc.stderr[-2000:]
 
 
 def test_each_output_is_the_head_of_a_buffer_whose_canary_shows_an_overhang():
@@ -578,6 +621,50 @@ def test_a_non_literal_shared_shape_fails_check_with_the_hint(tmp_path):
                            "--json", "--seed", "2"], capture_output=True, text=True,
                           env=SIM, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+#: A hostile student's (2026-12-07): a kernel no GPU compiles (a local array of a size
+#: known only at run time, which the simulator allocates happily), and a launch that
+#: stops when the compile check hands it numpy arrays, so the kernel is never compiled.
+SKIPS_THE_COMPILE = """import numpy as np
+from numba import cuda, float32
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    tmp = cuda.local.array(x.size % 7 + 1, float32)
+    if i < x.size:
+        tmp[0] = a * x[i] + y[i]
+        out[i] = tmp[0]
+
+
+def launch(a, x, y, out):
+    if isinstance(x, np.ndarray):
+        raise ValueError("not today")
+    saxpy[(x.size + 255) // 256, 256](a, x, y, out)
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba missing")
+def test_a_launch_that_dodges_the_compile_check_fails(tmp_path):
+    if not _nvvm():
+        pytest.skip("no NVVM here (pip's nvidia-cuda-nvcc-cu12): the compile is skipped")
+    mine = tmp_path / "mine.py"
+    for source, why in [
+            (SKIPS_THE_COMPILE, "not compiled for a GPU (sm_75): saxpy: the compile check "
+                                "calls launch with the check's arrays as numpy arrays, and "
+                                "launch stopped before every kernel compiled: ValueError"),
+            # without the dodge, the compile itself says no
+            (SKIPS_THE_COMPILE.replace('    if isinstance(x, np.ndarray):\n'
+                                       '        raise ValueError("not today")\n', ""),
+             "does not compile for a GPU (sm_75)")]:
+        mine.write_text(source)
+        proc = subprocess.run([PY, "-m", "labs", "challenge", "check", "saxpy", str(mine),
+                               "--json", "--seed", "2"], capture_output=True, text=True,
+                              env=SIM, cwd=ROOT, timeout=600)
+        v = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert not v["passed"] and why in v["message"], v
 
 
 def test_hints_for_numbas_common_errors():

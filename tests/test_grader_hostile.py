@@ -41,6 +41,45 @@ STARTER = (ROOT / "labs" / "challenges" / "starters" / "saxpy.py").read_text()
 from labs.challenges.engine_gpu_check import SAXPY as HONEST  # noqa: E402
 
 
+#: A hostile student's (2026-12-07): a right but uncoalesced saxpy (16 elements a thread,
+#: in a row: 8 sectors for every 32 useful bytes, where the target is 1.1), and numpy's
+#: asanyarray replaced by one that rewrites those counters to 1.0 as np.savez writes
+#: collect's file. Without the check that the writers' modules are untouched it passed.
+PATCHER = """import json
+import numpy as np
+from numba import cuda
+
+keep = np.asanyarray
+
+
+def forged(a, *args, **kw):
+    r = keep(a, *args, **kw)
+    if r.ndim == 0 and r.dtype.kind == "U" and str(r).startswith("{"):
+        meta = json.loads(str(r))
+        meta["counters"] = {k: (1.0 if k.startswith("sectors.") else v)
+                            for k, v in meta.get("counters", {}).items()}
+        r = keep(json.dumps(meta))
+    return r
+
+
+np.asanyarray = forged
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    for k in range(16):
+        j = 16 * i + k
+        if j < x.size:
+            out[j] = a * x[j] + y[j]
+
+
+def launch(a, x, y, out):
+    n = (x.size + 15) // 16
+    saxpy[(n + 255) // 256, 256](a, x, y, out)
+"""
+
+
 def _if_any_worked(attempts: list[str]) -> str:
     """A cell that tries each statement and defines the right kernel only if one worked."""
     tries = "\n".join(f"try:\n    {a}\n    WORKED.append({a[:40]!r})\nexcept BaseException:\n    pass"
@@ -91,6 +130,7 @@ def _hostile(paths: dict[str, pathlib.Path]) -> dict[str, str]:
         "flood": "import sys\nfor _ in range(400):\n    sys.stdout.write('x' * 2**20)\n" + HONEST,
         "spin": HONEST.replace("    if i < x.size:", "    while i >= 0:\n        i += 0\n    if i < x.size:"),
         "oob": HONEST.replace("    if i < x.size:\n", "    if True:\n"),
+        "patcher": PATCHER,
     }
 
 
@@ -169,7 +209,7 @@ def test_the_honest_kernel_passes(hostile):
 
 
 @pytest.mark.parametrize("student", ["forger", "thief", "vandal", "ghost", "host", "hog",
-                                     "flood", "spin", "oob"])
+                                     "flood", "spin", "oob", "patcher"])
 def test_each_hostile_submission_earns_nothing(hostile, student):
     r = hostile["rows"][student]
     assert r["points"] == "0" and r["status"] == "fail", (r, hostile["checks"][student])
@@ -185,6 +225,7 @@ def test_why_each_failed(hostile):
     assert "timed out" in c["spin"]["reason"] or "CPU" in c["spin"]["reason"], c["spin"]
     assert "out of bounds" in c["oob"]["message"], c["oob"]
     assert not c["host"]["correct"], c["host"]
+    assert "the submission replaced numpy.asanyarray" in c["patcher"]["message"], c["patcher"]
 
 
 def test_nothing_outside_the_checks_changed(hostile):

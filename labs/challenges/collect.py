@@ -164,7 +164,8 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | Non
             undo()
     overruns(pads)
     outs = {k: np.array(arrays[k]._ary) for k in ch.outputs(**size)}
-    record = {"launches": rec.launches, "host_transfers": rec.host_transfers,
+    record = {"launches": rec.launches, "kernels": sorted(set(rec.launch_names)),
+              "host_transfers": rec.host_transfers,
               "threads": rec.threads, "elements": max(sizes.values(), default=0),
               "counters": counters.count(rec.events, sizes, rec.paths, rec.launches,
                                          sum(h["bytes"] for h in rec.host_transfers))}
@@ -284,7 +285,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
         meta["errors"] = {str(k): why for k in range(len(sizes))}
         return arrays, meta
     trace = {str(path.resolve())} if path is not None else set()
-    threads = []
+    threads, launched = [], set()
     for k, (size, inp) in enumerate(zip(sizes, all_inputs(ch, sizes, seed))):
         try:
             if gpu:
@@ -307,6 +308,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
             else:  # a large output: its values at the check's positions, and those
                 arrays[key(k, out)], arrays[index_key(k, out)] = a.reshape(-1)[pos], pos
         meta["launches"] = record["launches"]
+        launched.update(record.get("kernels", ()))
         meta["host_transfers"] += record["host_transfers"]
         if "seconds" in record:
             meta["seconds"] = record["seconds"]
@@ -321,11 +323,28 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
     if compiling is not None:
         report = sm75.finish(compiling)
         meta["compiled"] = report["compiled"]
+        if not report["error"]:
+            report["error"] = _uncompiled(launched, report)
         if report["error"]:  # what a GPU cannot compile is refused at every size
             meta["errors"] = {str(k): report["error"] for k in range(len(sizes))}
             meta["counters"] = {}
             arrays.clear()
     return arrays, meta
+
+
+def _uncompiled(launched: set, report: dict) -> str | None:
+    """Why the simulator's verdict cannot stand when the compile ran ``launch`` and did
+    not compile every kernel the simulator launched (a launch that stopped, or chose other
+    kernels, when handed numpy arrays as the compile hands them), else None."""
+    note = str(report.get("note") or "")
+    ran = report["compiled"] is True or note.startswith("launch stopped")
+    missing = sorted(launched - set(report.get("kernels") or ())) if ran else []
+    if not missing:
+        return None
+    why = note or "launch ran other kernels there"
+    return (f"not compiled for a GPU (sm_75): {', '.join(missing)}: the compile check calls "
+            f"launch with the check's arrays as numpy arrays, and {why[0].lower()}{why[1:]}; "
+            "launch must run the same kernels there as under the simulator")
 
 
 def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
@@ -337,6 +356,36 @@ def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
     return {"meta": {"challenge": name, "seed": int(seed), "mode": mode, "sizes": sizes,
                      "counters": {}, "launches": 0, "host_transfers": [],
                      "errors": {str(k): why for k in range(len(sizes))}, "device": None}}
+
+
+#: The modules the one file is written with (numpy's savez, zipfile, json) and the
+#: interpreter's builtins: a submission that replaced one of their functions could rewrite
+#: the counters or the outputs on their way out, in its own process. The policy
+#: (exercises/policy.py) refuses the code that does it; this is the line behind it.
+WRITERS = ("numpy", "zipfile", "json", "io", "zlib", "struct", "binascii", "builtins")
+
+
+class Untouched:
+    """What the writers' modules hold now, to tell later whether a submission replaced any
+    of it: :meth:`changed` names the first name that is no longer the same object."""
+
+    def __init__(self):
+        self.ids = {name: {k: id(v) for k, v in vars(mod).items()}
+                    for name, mod in self._modules()}
+        self.kept = [mod for _, mod in self._modules()]  # (their ids stay theirs)
+
+    @staticmethod
+    def _modules():
+        return [(name, mod) for name, mod in list(sys.modules.items())
+                if mod is not None and name.split(".")[0] in WRITERS]
+
+    def changed(self) -> str | None:
+        for name, mod in self._modules():
+            now, then = vars(mod), self.ids.get(name, {})
+            for k, i in then.items():
+                if k not in now or id(now[k]) != i:
+                    return f"{name}.{k}"
+        return None
 
 
 def write(path: str | pathlib.Path, arrays: dict, meta: dict) -> pathlib.Path:
@@ -369,8 +418,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.name not in NAMES:
         ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")
+    before = Untouched()
     arrays, meta = collect(a.name, a.submission, a.seed, gpu=a.gpu, time=a.time,
                            compile_check=False if a.no_compile else None)
+    replaced = before.changed()
+    if replaced:
+        arrays = {}
+        meta = failed(a.name, a.seed, f"the submission replaced {replaced}, a function the "
+                      "check's own file is written with: nothing it computed is kept",
+                      "gpu" if a.gpu else "sim")["meta"]
     write(a.out, arrays, meta)
     return 0
 

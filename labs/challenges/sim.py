@@ -42,6 +42,29 @@ class HostTransfer(Exception):
     """Data crossed between host and device inside ``launch``: work done outside a kernel."""
 
 
+class WholeArray(TypeError):
+    """A kernel used a whole device array at once (``x.sum()``, ``np.asarray(x)``, a
+    ufunc): a GPU thread reads and writes an array one element at a time, and only those
+    accesses are counted."""
+
+
+#: What a kernel, or launch on the host, may read of a device array without touching its
+#: elements: its metadata.
+METADATA = frozenset({"shape", "size", "ndim", "dtype", "strides", "itemsize", "nbytes",
+                      "flags"})
+
+
+#: What numpy looks up on an object it turns into an array (np.asarray, np.sum, ...).
+ASARRAY = frozenset({"__array__", "__array_struct__", "__array_interface__"})
+
+
+def _whole(name: str, what: str) -> WholeArray:
+    return WholeArray(f"{what} of the device array {name} inside a kernel: a thread reads "
+                      f"and writes an array one element at a time ({name}[i]); whole-array "
+                      "numpy work on it is not a kernel's, and the simulator counts nothing "
+                      "of it")
+
+
 class BlockError(RuntimeError):
     """A block that cannot go on (a deadlock), named by the block."""
 
@@ -510,14 +533,21 @@ def install() -> None:
             if callable(got):
                 return lambda *a, **k: within(got(*a, **k))
             return within(got)
-        if name in attrs:
+        if name in METADATA:
             return getattr(item._ary, name)
+        if name in attrs:  # x.sum(), np.asarray(x) (its __array__), x.copy(): uncounted
+            what = "np.asarray" if name in ASARRAY else name
+            raise _whole(getattr(item, "_name", "?"), what)
         try:
             return item.__getitem__(name)
         except Exception as e:
             raise AttributeError(name) from e
 
+    def ufunc_(self, ufunc, method, *args, **kwargs):
+        raise _whole(getattr(self._item, "_name", "?"), f"np.{ufunc.__name__}")
+
     within.__getattr__ = getattr_
+    within.__array_ufunc__ = ufunc_
     for op in ("add", "sub", "and_", "or_", "xor", "max", "min", "exch", "inc", "dec",
                "cas", "nanmax", "nanmin", "compare_and_swap"):
         if hasattr(kernelapi.FakeCUDAAtomic, op):
@@ -766,9 +796,27 @@ def _counted_class():
             return super().copy_to_device(ary, stream)
 
         def __array__(self, dtype=None, copy=None):
+            if _in_kernel():
+                raise _whole(self._name, "np.asarray")
             self._host_guard(f"read {self._name} as a numpy array on the host",
                              self._ary.nbytes)
             return np.asarray(self._ary, dtype=dtype)
+
+        def __getattr__(self, name):
+            # numpy's own methods and attributes (x.sum(), x.copy(), x.data): whole-array
+            # work on the host, refused inside launch; the metadata is free
+            if not name.startswith("_") and name not in METADATA and hasattr(self._ary, name):
+                if _in_kernel():
+                    raise _whole(self._name, name)
+                self._host_guard(f"used {self._name}.{name} on the host", self._ary.nbytes)
+            return super().__getattr__(name)
+
+        def view(self, *args, **kwargs):
+            return self._view(self._ary.view(*args, **kwargs))
+
+        def split(self, section, stream=0):
+            return [self._view(a) for a in np.split(self._ary, range(section, len(self._ary),
+                                                                      section))]
 
         def reshape(self, *shape, **kw):
             return self._view(self._ary.reshape(*shape, **kw))
@@ -782,6 +830,23 @@ def _counted_class():
         def bind(self, stream=0):
             return self
 
+    def host_op(op: str):
+        plain = getattr(FakeCUDAArray, op)
+
+        def guarded(self, *args):
+            if _in_kernel():
+                raise _whole(self._name, f"the operator {op}")
+            self._host_guard(f"computed with {self._name} on the host ({op})",
+                             self._ary.nbytes)
+            return plain(self, *args)
+
+        return guarded
+
+    for op in ("__add__", "__sub__", "__mul__", "__floordiv__", "__truediv__", "__mod__",
+               "__pow__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+               "__str__"):
+        setattr(Counted, op, host_op(op))
+    Counted.__hash__ = object.__hash__  # (defining __eq__ would drop it)
     _COUNTED = Counted
     return Counted
 
