@@ -168,18 +168,24 @@ class Run:
     notes: list[str] = field(default_factory=list)
 
 
-def _python_paths() -> list[str]:
-    """The folders the running Python needs: the virtual environment and its base."""
-    paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    paths.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
-    paths = {p for p in paths if p not in ("/", "/usr") and os.path.isdir(p)}
-    for p in paths:
+def _python_paths() -> list[tuple[str, str]]:
+    """The folders the running Python needs, as (folder, where the check sees it): the
+    virtual environment and its base, each at its real path and, where a symbolic link
+    leads to it (a ``.venv`` linked from another checkout), at the linked path too, which
+    is the one ``sys.executable`` names."""
+    places = (sys.prefix, sys.base_prefix, sys.exec_prefix,
+              os.path.dirname(os.path.dirname(sys.executable)))
+    pairs = {(os.path.realpath(p), seen) for p in places
+             for seen in (os.path.realpath(p), os.path.abspath(p))}
+    pairs = {(src, seen) for src, seen in pairs
+             if seen not in ("/", "/usr") and os.path.isdir(src)}
+    for _, p in pairs:
         for inside in (BOOK, CHECK, "/proc", "/dev"):
             if inside == p or inside.startswith(p.rstrip("/") + "/"):
                 raise ValueError(f"python: this Python lives at {p}, which would cover the "
                                  f"sandbox's {inside}; install it (or its virtual "
                                  "environment) anywhere else")
-    return sorted(paths)
+    return sorted(pairs)
 
 
 def _system() -> list[str]:
@@ -262,8 +268,8 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", CHECK]
     if submission is not None:
         args += ["--ro-bind", str(submission), f"{CHECK}/{inside_name}"]
-    for p in _python_paths():  # after /check's tmpfs, which would hide a Python under /check
-        args += ["--ro-bind", p, p]
+    for src, seen in _python_paths():  # after /check's tmpfs (it would hide a Python there)
+        args += ["--ro-bind", src, seen]
     if gpu:
         for dev in gpu_devices():
             args += ["--dev-bind", dev, dev]
@@ -518,8 +524,8 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
                  f'mode=777 tmpfs "$R"{CHECK}')
     if submission is not None:
         bind(str(submission), f"{CHECK}/{inside_name}")
-    for p in _python_paths():  # after /check's tmpfs, which would hide a Python under /check
-        bind(p, p)
+    for src, seen in _python_paths():  # after /check's tmpfs (it would hide a Python there)
+        bind(src, seen)
     lines.append('mkdir -p "$R/proc" && mount -t proc -o ro proc "$R/proc"')
     for dev in ("null", "zero", "random", "urandom", "tty"):
         if os.path.exists(f"/dev/{dev}"):

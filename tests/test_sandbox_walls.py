@@ -232,3 +232,19 @@ def test_a_python_that_would_cover_a_sandbox_folder_is_named(monkeypatch):
     monkeypatch.setattr(sandbox.os.path, "isdir", lambda p: True)
     with pytest.raises(ValueError, match="/book"):
         sandbox._python_paths()
+
+
+def test_a_virtual_environment_reached_through_a_link_is_seen_at_both_paths(monkeypatch,
+                                                                             tmp_path):
+    """A checkout whose .venv links to another's: sys.executable names the linked path,
+    so the check must see the environment there too (it refused to start before)."""
+    real = tmp_path / "real_env"
+    (real / "bin").mkdir(parents=True)
+    link = tmp_path / "checkout" / ".venv"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    monkeypatch.setattr(sandbox.sys, "prefix", str(link))
+    monkeypatch.setattr(sandbox.sys, "exec_prefix", str(link))
+    monkeypatch.setattr(sandbox.sys, "executable", str(link / "bin" / "python"))
+    pairs = sandbox._python_paths()
+    assert (str(real), str(link)) in pairs and (str(real), str(real)) in pairs, pairs
