@@ -675,6 +675,9 @@ def test_hints_for_numbas_common_errors():
     assert "integer constants" in hint(
         "No implementation of function Function(<function shared.array>) found for "
         "signature: array(UniTuple(int64 x 2), class(float32))")
+    assert hint("TypingError: No implementation of function Function(<function local.array "
+                "at 0x7f>) found for signature: >>> array(int64, class(float32))").startswith(
+        "cuda.local.array needs a shape of integer constants")
     assert "Python object" in hint("Untyped global name 'helper': cannot determine Numba "
                                    "type of <class 'object'>")
     assert hint("something else entirely") is None

@@ -44,9 +44,11 @@ def hint(message: str) -> str | None:
                 f"cuda.{m.group(1)}")
     if re.search(r"shared\.array|array\(UniTuple|array\(int64|array\(Tuple|"
                  r"shape must be|constant", message) and "array" in message:
-        return ("cuda.shared.array needs a shape of integer constants: literals such as "
+        kind = "local" if re.search(r"local\.array", message) else "shared"
+        return (f"cuda.{kind}.array needs a shape of integer constants: literals such as "
                 "(32, 33), or module-level ints such as (TILE, TILE_PAD) with TILE_PAD = "
-                "TILE + 1 computed outside the kernel (not TILE + 1 inside the call)")
+                "TILE + 1 computed outside the kernel (not TILE + 1 inside the call, and "
+                "not a size read from an array)")
     if m:
         return (f"{m.group(1)} is a Python object the kernel cannot use: a kernel sees "
                 f"only numbers, arrays and module-level constants; pass it as an argument")
