@@ -53,7 +53,7 @@ STARTER_FAULT = {
     "saxpy": ("sectors.out.store", None),              # the body is empty: no store at all
     "fuse": ("launches", 3),                           # scale, shift, relu
     "regroup": ("paths_per_warp", 2.0),                # both parities in every warp (at least)
-    "reduce": ("atomics.out", _largest("reduce")["n"]),  # one atomic add per element
+    "reduce": ("atomics_global", _largest("reduce")["n"]),  # one atomic add per element
     "ilp": ("bytes_in_flight", 4),                     # one float, then its store
     "transpose": ("sectors.out.store", 8.0),           # 32 lanes, 32 sectors of 32 bytes
     "matmul": ("reads_per_element.a", _largest("matmul")["n"]),  # a row of A per output

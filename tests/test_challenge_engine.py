@@ -53,6 +53,16 @@ WHOLE = {name: "import numpy as np\n" + text for name, text in {
     "host_method": SAXPY.replace(_LAUNCH, "    s = x.sum()\n" + _LAUNCH),
     "host_arithmetic": SAXPY.replace(_LAUNCH, _LAUNCH.replace("(a, x, y, out)",
                                                              "(a, x * 1, y, out)")),
+    # a second hostile student's (2026-12-07): numpy asks for __array_struct__ first
+    "host_asarray": SAXPY.replace(_LAUNCH, "    np.asarray(x)\n" + _LAUNCH),
+    # numba copies a numpy argument to the device: a host transfer
+    "host_argument": SAXPY.replace(_LAUNCH, _LAUNCH.replace(
+        "(a, x, y, out)", "(a, x, a * np.ones(x.size, np.float32), out)")),
+    # a read through an atomic that adds nothing is not counted as a read
+    "atomic_read": SAXPY.replace("out[i] = a * x[i] + y[i]",
+                                 "out[i] = a * cuda.atomic.add(x, i, 0.0) + y[i]"),
+    # honest: a debugging print of a device array shows no values, and passes
+    "host_print": SAXPY.replace(_LAUNCH, "    print('launching on', x, repr(y))\n" + _LAUNCH),
 }.items()}
 
 
@@ -213,10 +223,114 @@ def test_a_host_side_numpy_kernel_is_refused_with_the_reason(sim):
     ("in_kernel_method", "copy of the device array x inside a kernel"),
     ("in_kernel_ufunc", "np.add of the device array x inside a kernel"),
     ("host_method", "work done outside a kernel: launch used x.sum on the host"),
-    ("host_arithmetic", "work done outside a kernel: launch computed with x on the host")])
+    ("host_arithmetic", "work done outside a kernel: launch computed with x on the host"),
+    ("host_asarray", "work done outside a kernel: launch read x as a numpy array on the host"),
+    ("host_argument", "work done outside a kernel: launch passed a host (numpy) array to "
+                      "saxpy"),
+    ("atomic_read", "cuda.atomic.add on x, an input")])
 def test_whole_array_work_on_a_device_array_is_refused_with_the_reason(sim, name, says):
     r = sim[f"file/{name}"]
     assert not r["passed"] and says in r["first_wrong"], r
+
+
+def test_a_debugging_print_of_a_device_array_passes(sim):
+    assert sim["file/host_print"]["passed"], sim["file/host_print"]
+
+
+#: Three more of that student's, each a starter's fault kept and hidden from its counter.
+STARTERS = ch.HERE / "starters"
+HIDDEN = {
+    # both parities still in every warp, as one conditional expression on one line
+    "regroup": ((STARTERS / "regroup.py").read_text().replace(
+        "        if even:                        # path A\n"
+        "            ru, rv = both_chains(u, A0, B0), both_chains(v, A0, B0)\n"
+        "        else:                           # path B\n"
+        "            ru, rv = both_chains(u, A1, B1), both_chains(v, A1, B1)\n",
+        "        ru, rv = ((both_chains(u, A0, B0), both_chains(v, A0, B0)) if even else "
+        "(both_chains(u, A1, B1), both_chains(v, A1, B1)))\n"), "branches: 2"),
+    # one thread reads 64 bytes ahead; every other one still 4
+    "ilp": ((STARTERS / "ilp.py").read_text().replace(
+        "    while i < x.size:\n",
+        "    if i == 0 and x.size >= 16:\n"
+        "        v = cuda.local.array(16, x.dtype)\n"
+        "        for k in range(16):\n"
+        "            v[k] = x[k]\n"
+        "        for k in range(16):\n"
+        "            out[k] = 2.0 * v[k]\n"
+        "        i += stride\n"
+        "    while i < x.size:\n"), "loads before a store: 4 bytes"),
+    # one atomic an element, into a scratch accumulator, then one into out
+    "reduce": ("""import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def zero(acc):
+    acc[0] = 0.0
+
+
+@cuda.jit
+def add_all(x, acc):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(acc, 0, x[i])
+
+
+@cuda.jit
+def copy(acc, out):
+    cuda.atomic.add(out, 0, acc[0])
+
+
+def launch(x, out):
+    acc = cuda.device_array(1, np.float32)
+    zero[1, 1](acc)
+    zero[1, 1](out)
+    add_all[(x.size + 255) // 256, 256](x, acc)
+    copy[1, 1](acc, out)
+""", "atomic operations on global memory: 3,"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN))
+def test_a_starters_fault_hidden_from_its_counter_still_fails(tmp_path, name):
+    source, says = HIDDEN[name]
+    assert source != (STARTERS / f"{name}.py").read_text()  # the edit took
+    mine = tmp_path / f"{name}.py"
+    mine.write_text(source)
+    proc = subprocess.run([PY, "-m", "labs", "challenge", "check", name, str(mine), "--json",
+                           "--seed", "2"], capture_output=True, text=True, env=SIM, cwd=ROOT,
+                          timeout=600)
+    v = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert v["correct"] and not v["passed"] and says in v["message"], v
+
+
+def test_the_active_recorder_is_out_of_a_submissions_reach():
+    """A student reached labs.challenges.sim through numba's FunctionIdentity(load4).module
+    and rewrote Recorder.active.events. No attribute without a leading underscore (the
+    policy refuses the rest), two steps from the module, leads to the recording now."""
+    code = """
+import numpy as np
+from labs.challenges import sim
+rec = sim.Recorder()
+found = []
+with rec:
+    x = rec.wrap("x", np.arange(8, dtype=np.float32))
+    for a in dir(sim):
+        if a.startswith("_"):
+            continue
+        obj = getattr(sim, a)
+        for b in [None] + [n for n in dir(obj) if not n.startswith("_")]:
+            try:
+                got = obj if b is None else getattr(obj, b)
+            except Exception:
+                continue
+            if got is rec or got is rec.events:
+                found.append(f"{a}.{b}")
+print(found)
+"""
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=SIM, cwd=ROOT,
+                          timeout=120)
+    assert proc.stdout.strip() == "[]", (proc.stdout, proc.stderr[-2000:])
 
 
 def test_views_of_a_counted_array_stay_counted():

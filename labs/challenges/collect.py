@@ -147,6 +147,7 @@ def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | Non
             for k, v in inputs.items():
                 if isinstance(v, np.ndarray):
                     arrays[k], sizes[k] = rec.wrap(k, v.copy()), v.size
+                    rec.inputs.add(k)
                 else:
                     arrays[k] = v
             pads = {}

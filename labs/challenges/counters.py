@@ -25,7 +25,8 @@ The counters (each key as the verdict and the targets name it):
   mean over warps (1.0 when no warp diverges); ``paths_per_warp_max``.
 - ``reads_per_element.<array>`` / ``writes_per_element.<array>``: accesses of a global
   array over its elements (reuse: 1.0 when each element is read once).
-- ``atomics.<array>``: atomic operations on a global array per call (each lane's one).
+- ``atomics.<array>``: atomic operations on a global array per call (each lane's one);
+  ``atomics_global``: on every global array, the submission's scratch arrays included.
 - ``bytes_in_flight``: the most bytes a thread reads in a row before its next store
   (independent loads it can have in flight: ILP).
 - ``launches``: kernel launches per call of ``launch``; ``host_bytes``: bytes copied
@@ -150,12 +151,16 @@ def per_element(c: Columns, sizes: dict) -> dict:
     for i, name in enumerate(c.names):
         if counts[3 * i + 2]:
             out[f"atomics.{name}"] = int(counts[3 * i + 2])
+    if any(k.startswith("atomics.") for k in out):  # scratch arrays' included
+        out["atomics_global"] = sum(v for k, v in out.items() if k.startswith("atomics."))
     return out
 
 
 def bytes_in_flight(c: Columns) -> int:
-    """The most bytes any thread reads from global memory in a row before its next global
-    store: the independent loads it can have in flight (a load4 is 16 bytes)."""
+    """The bytes a typical thread reads from global memory in a row before its next global
+    store, at most: each thread's most, then the median over the threads that read (one
+    thread reading far ahead does not make a kernel's loads independent; a load4 is 16
+    bytes)."""
     e = c.select(~c.shared & (c.kind < 2))
     if not len(e["kind"]):
         return 0
@@ -166,7 +171,9 @@ def bytes_in_flight(c: Columns) -> int:
     start = np.r_[True, thread[1:] != thread[:-1]]
     write = e["kind"][order] == 1
     reset = np.where(write, cs, np.where(start, cs - read, 0))
-    return int((cs - np.maximum.accumulate(reset)).max())
+    run = cs - np.maximum.accumulate(reset)
+    most = np.maximum.reduceat(run, np.flatnonzero(start))
+    return int(np.median(most[most > 0])) if (most > 0).any() else 0
 
 
 def path_counters(paths: dict) -> dict:
@@ -205,6 +212,8 @@ WORDS = {
     "reads_per_element": ("reads of {array}", "per element"),
     "writes_per_element": ("writes of {array}", "per element"),
     "atomics": ("atomic operations on {array}", "per call"),
+    "atomics_global": ("atomic operations on global memory", "per call, scratch arrays' "
+                       "included"),
     "bytes_in_flight": ("loads before a store", "bytes a thread has in flight at most"),
     "launches": ("kernel launches", "per call"),
     "host_bytes": ("copies to or from the host inside launch", "bytes"),
@@ -217,7 +226,8 @@ def say(counter: str, value: float) -> str:
     array, _, kind = rest.partition(".")
     what, unit = WORDS.get(head, (counter, ""))
     what = what.format(array=array, kind={"load": "loads", "store": "stores"}.get(kind, kind))
-    return f"{what}: {value:.3g} {unit}".rstrip()
+    number = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"  # 3,001, not 3e+03
+    return f"{what}: {number} {unit}".rstrip()
 
 
 def _target_words(target: dict) -> str:

@@ -45,7 +45,7 @@ sizes = by_mode(sim={"n": 3001}, quick={"n": 2 ** 24}, full={"n": 2 ** 27})
 CHECK_SIZES = seeded_sizes({"n": 999}, [{"n": n} for n in (3001, 3203, 3405, 3607)],
                            {"n": 2 ** 24})
 MECHANISM = {
-    "atomics.out": {"at_most": 64, "fix": "add in registers, combine a warp "
+    "atomics_global": {"at_most": 64, "fix": "add in registers, combine a warp "
                                "with shuffles and a block through shared memory, and "
                                "issue one atomic add per block, not one per element"},
     "reads_per_element.x": {"at_most": 1.0, "fix": "read each element of x once"},
