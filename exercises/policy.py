@@ -23,6 +23,8 @@ proof: the sandbox and the kept files stay the defence behind it.
 from __future__ import annotations
 
 import ast
+import importlib
+from types import ModuleType
 
 #: Modules a submission may import (and their submodules).
 MODULES = frozenset({"numpy", "numba", "math"})
@@ -51,8 +53,26 @@ ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile"
                         "socket", "json", "zipfile", "code", "codeop", "linecache",
                         "gi_frame", "cr_frame", "ag_frame", "tb_frame", "f_back", "f_globals",
                         "f_locals", "f_builtins", "f_code", "gi_code", "cr_code", "ag_code",
-                        "tb_next"}) \
+                        "tb_next", "operator", "attrgetter", "methodcaller", "functools",
+                        "pydoc", "locate", "pkgutil", "resolve_name", "import_module"}) \
     | (NAMES - {"open", "compile"})
+#: The modules a submission may reach, by import or as an attribute of one: numpy.ma,
+#: numba.core.utils and the like re-export operator, sys and inspect (a student read the
+#: recorder with ``utils.operator.attrgetter("_rec.events")``), so a chain of attributes
+#: that reaches any other module is refused, and a module is never used as a value.
+REACHABLE = frozenset({"numpy", "math", "numba", "numba.cuda"})
+#: What a kernel and its launch use of numba.cuda (the first attribute after ``cuda.``).
+CUDA_NAMES = frozenset({
+    "jit", "grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid",
+    "warpsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
+    "syncwarp", "shared", "local", "const", "atomic", "device_array", "device_array_like",
+    "to_device", "synchronize", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+    "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
+    "lanemask_lt", "match_any_sync", "match_all_sync", "fma", "cbrt", "brev", "clz", "ffs",
+    "popc", "selp", "fp16", "libdevice", "threadfence", "threadfence_block",
+    "threadfence_system", "stream", "default_stream", "event", "is_available", "detect",
+    "get_current_device", "pinned_array", "mapped_array", "managed_array", "random", "cg",
+    "nanosleep", "float16", "float32", "float64", "int32", "int64", "uint32", "uint64"})
 
 
 def _import(node: ast.AST) -> str | None:
@@ -76,6 +96,93 @@ def _import(node: ast.AST) -> str | None:
     for alias in node.names:       # what comes in by name is checked as an attribute is
         if alias.name == "*" or alias.name.startswith("_") or alias.name in ATTRIBUTES:
             return f"from {module} import {alias.name}"
+    return None
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(name)  # numpy, math or numba: the grader's own
+
+
+def _cuda_name(attrs: list[str]) -> str | None:
+    """What a chain of attributes after ``cuda`` uses that a kernel does not, or None."""
+    if attrs and attrs[0] not in CUDA_NAMES:
+        return f"cuda.{attrs[0]}"
+    return None
+
+
+def _reaches(target: str, attrs: list[str]) -> str | None:
+    """The module outside REACHABLE that the attributes ``attrs`` of the module ``target``
+    lead to (resolved in this process, numba.cuda by name only), or None."""
+    if target == "numba.cuda":
+        return _cuda_name(attrs)
+    obj = _module(target)
+    for i, a in enumerate(attrs):
+        if obj.__name__ == "numba" and a == "cuda":  # (imported by name: no mode chosen)
+            return _cuda_name(attrs[i + 1:])
+        try:
+            obj = getattr(obj, a)
+        except Exception:            # a name that does not exist fails when it runs
+            return None
+        if not isinstance(obj, ModuleType):
+            return None
+        if obj.__name__ not in REACHABLE:
+            return obj.__name__
+    return None
+
+
+def _aliases(tree: ast.AST) -> tuple[dict[str, str], str | None]:
+    """The names the imports bind to modules (name -> module), and the first import of
+    a module outside REACHABLE, or None."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name not in REACHABLE:
+                    return aliases, f"import {a.name}"
+                if a.asname:
+                    aliases[a.asname] = a.name
+                else:
+                    aliases[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module not in REACHABLE:
+            if node.module not in (HARNESS, "__future__"):
+                return aliases, f"from {node.module} import ..."
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if node.module == "numba" and a.name == "cuda":
+                    aliases[a.asname or a.name] = "numba.cuda"
+                    continue
+                if node.module == "numba.cuda":
+                    if _cuda_name([a.name]):
+                        return aliases, f"from numba.cuda import {a.name}"
+                    continue
+                obj = getattr(_module(node.module), a.name, None)
+                if isinstance(obj, ModuleType):
+                    if obj.__name__ not in REACHABLE:
+                        return aliases, f"from {node.module} import {a.name}"
+                    aliases[a.asname or a.name] = obj.__name__
+    return aliases, None
+
+
+def _walls(tree: ast.AST) -> str | None:
+    """What the code reaches beyond the modules it may use, in a few words, or None."""
+    aliases, found = _aliases(tree)
+    if found:
+        return found
+    parent = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in aliases:
+            up = parent.get(id(node))
+            if not (isinstance(up, ast.Attribute) and up.value is node):
+                return f"the module {node.id} as a value"
+        if isinstance(node, ast.Attribute):
+            attrs, root = [], node
+            while isinstance(root, ast.Attribute):
+                attrs.insert(0, root.attr)
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in aliases:
+                where = _reaches(aliases[root.id], attrs)
+                if where:
+                    return f"{ast.unparse(node)[:80]} (the module {where})"
     return None
 
 
@@ -116,4 +223,4 @@ def review(source: str) -> str | None:
             found = None
         if found:
             return found
-    return None
+    return _walls(tree)

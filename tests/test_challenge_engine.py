@@ -237,19 +237,34 @@ def test_a_debugging_print_of_a_device_array_passes(sim):
     assert sim["file/host_print"]["passed"], sim["file/host_print"]
 
 
-#: Three more of that student's, each a starter's fault kept and hidden from its counter.
+#: Starters' faults kept and hidden from their counters (the second and third hostile
+#: students', 2026-12-07): case -> (challenge, source, what the failing message says).
 STARTERS = ch.HERE / "starters"
+_REGROUP = (STARTERS / "regroup.py").read_text()
+_ILP = (STARTERS / "ilp.py").read_text()
+_REDUCE = (STARTERS / "reduce.py").read_text()
+_TRANSPOSE = (STARTERS / "transpose.py").read_text()
 HIDDEN = {
     # both parities still in every warp, as one conditional expression on one line
-    "regroup": ((STARTERS / "regroup.py").read_text().replace(
+    "regroup_one_line": ("regroup", _REGROUP.replace(
         "        if even:                        # path A\n"
         "            ru, rv = both_chains(u, A0, B0), both_chains(v, A0, B0)\n"
         "        else:                           # path B\n"
         "            ru, rv = both_chains(u, A1, B1), both_chains(v, A1, B1)\n",
         "        ru, rv = ((both_chains(u, A0, B0), both_chains(v, A0, B0)) if even else "
-        "(both_chains(u, A1, B1), both_chains(v, A1, B1)))\n"), "branches: 2"),
+        "(both_chains(u, A1, B1), both_chains(v, A1, B1)))\n"), "branches: "),
+    # regrouped only in the blocks the simulator used to trace (the first two, the last)
+    "regroup_untraced_blocks": ("regroup", _REGROUP.replace(
+        "    return t                            # your turn: regroup\n",
+        "    b, g = cuda.blockIdx.x, cuda.gridDim.x\n"
+        "    if b < 2 or b == g - 1:\n"
+        "        warp, lane = t // 32, t % 32\n"
+        "        return 64 * (warp // 2) + 2 * lane + warp % 2\n"
+        "    return t\n").replace(
+        "    blocks = resident_grid(paths, THREADS, (x, out))",
+        "    blocks = (x.size + THREADS - 1) // THREADS"), "branches: "),
     # one thread reads 64 bytes ahead; every other one still 4
-    "ilp": ((STARTERS / "ilp.py").read_text().replace(
+    "ilp_one_thread": ("ilp", _ILP.replace(
         "    while i < x.size:\n",
         "    if i == 0 and x.size >= 16:\n"
         "        v = cuda.local.array(16, x.dtype)\n"
@@ -259,8 +274,18 @@ HIDDEN = {
         "            out[k] = 2.0 * v[k]\n"
         "        i += stride\n"
         "    while i < x.size:\n"), "loads before a store: 4 bytes"),
+    # every thread reads its one value sixteen times, once
+    "ilp_repeated_reads": ("ilp", _ILP.replace(
+        "    while i < x.size:\n",
+        "    if i < x.size:\n"
+        "        v = x[i]\n"
+        "        for k in range(15):\n"
+        "            v = max(v, x[i])\n"
+        "        out[i] = 2.0 * v\n"
+        "        i += stride\n"
+        "    while i < x.size:\n"), "loads before a store: 4 bytes"),
     # one atomic an element, into a scratch accumulator, then one into out
-    "reduce": ("""import numpy as np
+    "reduce_scratch": ("reduce", """import numpy as np
 from numba import cuda
 
 
@@ -288,20 +313,142 @@ def launch(x, out):
     add_all[(x.size + 255) // 256, 256](x, acc)
     copy[1, 1](acc, out)
 """, "atomic operations on global memory: 3,"),
+    # the starter's atomic an element, through out.T (numba's own T was uncounted)
+    "reduce_through_T": ("reduce", _REDUCE.replace("cuda.atomic.add(out, 0,",
+                                                   "cuda.atomic.add(out.T, 0,"),
+                         "atomic operations on global memory: 3,"),
+    # stores made coalesced, the strided read moved into a transposed view of x
+    "transpose_through_T": ("transpose", _TRANSPOSE.replace(
+        "out[col * n + row] = x[row * n + col]",
+        "out[row * n + col] = x.reshape(n, n).T[row, col]"), "loads of x: 8"),
+}
+#: Honest kernels the defences above must not fail: a reduction with no atomic at all (one
+#: block's sum written), by size two different kernels (the compile runs every size).
+HONEST = {
+    "reduce_no_atomics": ("reduce", """import numpy as np
+from numba import cuda, float32
+
+THREADS = 256
+
+
+@cuda.jit(device=True)
+def block_sum(v, s):
+    t = cuda.threadIdx.x
+    s[t] = v
+    cuda.syncthreads()
+    step = THREADS // 2
+    while step > 0:
+        if t < step:
+            s[t] += s[t + step]
+        cuda.syncthreads()
+        step //= 2
+    return s[0]
+
+
+@cuda.jit
+def one_block(x, out):
+    s = cuda.shared.array(THREADS, float32)
+    t = cuda.threadIdx.x
+    v = float32(0.0)
+    for j in range(t, x.size, THREADS):
+        v += x[j]
+    total = block_sum(v, s)
+    if t == 0:
+        out[0] = total
+
+
+@cuda.jit
+def partials(x, p):
+    s = cuda.shared.array(THREADS, float32)
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    total = block_sum(v, s)
+    if cuda.threadIdx.x == 0:
+        p[cuda.blockIdx.x] = total
+
+
+def launch(x, out):
+    blocks = (x.size + THREADS - 1) // THREADS
+    p = cuda.device_array(blocks, dtype=np.float32)
+    partials[blocks, THREADS](x, p)
+    one_block[1, THREADS](p, out)
+"""),
+    "reduce_by_size": ("reduce", """import numpy as np
+from numba import cuda, float32
+
+THREADS = 256
+
+
+@cuda.jit(device=True)
+def block_sum(v, s):
+    t = cuda.threadIdx.x
+    s[t] = v
+    cuda.syncthreads()
+    step = THREADS // 2
+    while step > 0:
+        if t < step:
+            s[t] += s[t + step]
+        cuda.syncthreads()
+        step //= 2
+    return s[0]
+
+
+@cuda.jit
+def one_block(x, out):
+    s = cuda.shared.array(THREADS, float32)
+    t = cuda.threadIdx.x
+    v = float32(0.0)
+    for j in range(t, x.size, THREADS):
+        v += x[j]
+    total = block_sum(v, s)
+    if t == 0:
+        out[0] = total
+
+
+@cuda.jit
+def partials(x, p):
+    s = cuda.shared.array(THREADS, float32)
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    total = block_sum(v, s)
+    if cuda.threadIdx.x == 0:
+        p[cuda.blockIdx.x] = total
+
+
+def launch(x, out):
+    if x.size <= 1024:
+        one_block[1, THREADS](x, out)
+        return
+    blocks = (x.size + THREADS - 1) // THREADS
+    p = cuda.device_array(blocks, dtype=np.float32)
+    partials[blocks, THREADS](x, p)
+    one_block[1, THREADS](p, out)
+"""),
 }
 
 
-@pytest.mark.parametrize("name", sorted(HIDDEN))
-def test_a_starters_fault_hidden_from_its_counter_still_fails(tmp_path, name):
-    source, says = HIDDEN[name]
-    assert source != (STARTERS / f"{name}.py").read_text()  # the edit took
+def _check(tmp_path, name: str, source: str) -> dict:
     mine = tmp_path / f"{name}.py"
     mine.write_text(source)
     proc = subprocess.run([PY, "-m", "labs", "challenge", "check", name, str(mine), "--json",
                            "--seed", "2"], capture_output=True, text=True, env=SIM, cwd=ROOT,
                           timeout=600)
-    v = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", sorted(HIDDEN))
+def test_a_starters_fault_hidden_from_its_counter_still_fails(tmp_path, case):
+    name, source, says = HIDDEN[case]
+    assert source != (STARTERS / f"{name}.py").read_text()  # the edit took
+    v = _check(tmp_path, name, source)
     assert v["correct"] and not v["passed"] and says in v["message"], v
+
+
+@pytest.mark.parametrize("case", sorted(HONEST))
+def test_an_honest_kernel_the_defences_must_not_fail(tmp_path, case):
+    name, source = HONEST[case]
+    v = _check(tmp_path, name, source)
+    assert v["passed"], v
 
 
 def test_the_active_recorder_is_out_of_a_submissions_reach():

@@ -433,7 +433,20 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             ("import numpy as np\nnp.e += 1\n", "an assignment to np.e"),
             ("import numpy.lib._npyio_impl as M\n", "import numpy.lib._npyio_impl"),
             ("from numpy.lib._npyio_impl import zipfile_factory\n",
-             "from numpy.lib._npyio_impl import ...")]:
+             "from numpy.lib._npyio_impl import ..."),
+            # attributes by name through a module an allowed one re-exports (a third hostile
+            # student's: utils.operator.attrgetter("_rec.events")(x) read the recorder)
+            ("from numba.core import utils\nutils.operator.attrgetter('_rec')\n",
+             "utils.operator.attrgetter"),
+            ("from numba.core import utils\nutils.sizeof\n",
+             "from numba.core import ..."),
+            ("import numpy as np\nnp.ma.core.left_shift\n",
+             "np.ma.core.left_shift (the module numpy.ma)"),
+            ("import numpy as np\nm = np\n", "the module np as a value"),
+            ("from numpy import ma\n", "from numpy import ma"),
+            ("import numba.core.utils\n", "import numba.core.utils"),
+            ("from numba import cuda\ncuda.cudadrv.devicearray\n",
+             "cuda.cudadrv.devicearray (the module cuda.cudadrv)")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")

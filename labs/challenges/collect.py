@@ -132,14 +132,14 @@ def _load(name: str, submission) -> tuple[ModuleType | None, pathlib.Path | None
     return submission, pathlib.Path(file) if file else None, None
 
 
-def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | None
-             ) -> tuple[dict, dict]:
+def _run_sim(ch: ModuleType, ns, size: dict, inputs: dict, trace: set[str] | None,
+             salt: int = 0) -> tuple[dict, dict]:
     """(outputs, record) of one call of launch under the simulator, recorded (the paths
     traced unless ``trace`` is None)."""
     from . import counters
     from .sim import Recorder, patch_allocations
 
-    rec = Recorder(trace_files=trace, trace=trace is not None)
+    rec = Recorder(trace_files=trace, trace=trace is not None, salt=salt)
     with rec:
         undo = patch_allocations(rec)
         try:
@@ -279,7 +279,7 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
         from . import compile as sm75
 
         try:  # in its own process, while the simulator runs
-            compiling = sm75.start(name, path)
+            compiling = sm75.start(name, path, seed)
         except OSError:  # a sandbox that starts no process: no compile, the check goes on
             compiling = None
     if why is not None:
@@ -294,7 +294,8 @@ def collect(name: str, submission, seed: int, gpu: bool = False, time: bool = Fa
                                         time and k == timing_index(ch, mode, seed))
             else:
                 counted = k == len(sizes) + COUNT_AT  # paths traced at that size only
-                outs, record = _run_sim(ch, ns, size, inp, trace if counted else None)
+                outs, record = _run_sim(ch, ns, size, inp, trace if counted else None,
+                                        salt=seed)
         except SystemExit:
             meta["errors"][str(k)] = "launch exits (sys.exit or exit()) instead of returning"
             continue

@@ -105,9 +105,10 @@ def _is_compile_error(e: BaseException) -> bool:
                          "NvrtcError"})
 
 
-def compile_submission(name: str, path: pathlib.Path) -> dict:
+def compile_submission(name: str, path: pathlib.Path, seed: int = 0) -> dict:
     """``{"compiled": True|False|None, "error": None|str, "kernels": [...]}`` for the
-    submission at ``path`` (this process: numba.cuda proper, no GPU needed)."""
+    submission at ``path`` (this process: numba.cuda proper, no GPU needed), its launch
+    called at every simulator size of the check with ``seed``."""
     import numpy as np
 
     try:
@@ -145,13 +146,14 @@ def compile_submission(name: str, path: pathlib.Path) -> dict:
     cuda.synchronize = lambda: None
     dispatcher._LaunchConfiguration.__call__ = call
     warnings.simplefilter("ignore")
-    size = check_sizes(ch, "sim")[0]
-    inputs = all_inputs(ch, [size], 0)[0]
-    arrays = dict(inputs)
-    for k, (shape, dtype) in ch.outputs(**size).items():
-        arrays[k] = np.zeros(shape, dtype)
+    sizes = check_sizes(ch, "sim", seed)
     try:
-        ch.launch(ns, arrays)
+        # every size of the check: a launch may choose its kernels by size
+        for size, inputs in zip(sizes, all_inputs(ch, sizes, seed)):
+            arrays = dict(inputs)
+            for k, (shape, dtype) in ch.outputs(**size).items():
+                arrays[k] = np.zeros(shape, dtype)
+            ch.launch(ns, arrays)
     except Exception as e:
         if not _is_compile_error(e):  # the submission's own error: the simulator says it
             return {"compiled": None, "error": None, "kernels": sorted(done.values()),
@@ -166,13 +168,14 @@ def compile_submission(name: str, path: pathlib.Path) -> dict:
     return {"compiled": True, "error": None, "kernels": sorted(done.values())}
 
 
-def start(name: str, path: pathlib.Path) -> subprocess.Popen:
+def start(name: str, path: pathlib.Path, seed: int = 0) -> subprocess.Popen:
     """Start compiling in a process of its own (numba.cuda proper, not the simulator)."""
     root = pathlib.Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env["PYTHONPATH"] = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])
     return subprocess.Popen([sys.executable, "-m", "labs.challenges.compile", name,
-                             str(pathlib.Path(path).resolve())], stdout=subprocess.PIPE,
+                             str(pathlib.Path(path).resolve()), str(int(seed))],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=str(root))
 
 
@@ -193,21 +196,24 @@ def finish(proc: subprocess.Popen, timeout_s: float = 120.0) -> dict:
                 "note": "the sm_75 compile did not report: " + " ".join(err.split())[-200:]}
 
 
-def compile_file(name: str, path: pathlib.Path, timeout_s: float = 120.0) -> dict:
+def compile_file(name: str, path: pathlib.Path, timeout_s: float = 120.0,
+                 seed: int = 0) -> dict:
     """:func:`start` then :func:`finish`."""
-    return finish(start(name, path), timeout_s)
+    return finish(start(name, path, seed), timeout_s)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print("usage: python -m labs.challenges.compile NAME SUBMISSION.py", file=sys.stderr)
+    if len(argv) not in (2, 3):
+        print("usage: python -m labs.challenges.compile NAME SUBMISSION.py [SEED]",
+              file=sys.stderr)
         return 2
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         print("the compile needs numba.cuda proper: unset NUMBA_ENABLE_CUDASIM",
               file=sys.stderr)
         return 2
-    print(json.dumps(compile_submission(argv[0], pathlib.Path(argv[1])), default=str))
+    seed = int(argv[2]) if len(argv) == 3 else 0
+    print(json.dumps(compile_submission(argv[0], pathlib.Path(argv[1]), seed), default=str))
     return 0
 
 

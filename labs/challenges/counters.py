@@ -27,8 +27,8 @@ The counters (each key as the verdict and the targets name it):
   array over its elements (reuse: 1.0 when each element is read once).
 - ``atomics.<array>``: atomic operations on a global array per call (each lane's one);
   ``atomics_global``: on every global array, the submission's scratch arrays included.
-- ``bytes_in_flight``: the most bytes a thread reads in a row before its next store
-  (independent loads it can have in flight: ILP).
+- ``bytes_in_flight``: the bytes a thread reads in a row before its next store, each
+  address once, in the median run (independent loads it can have in flight: ILP).
 - ``launches``: kernel launches per call of ``launch``; ``host_bytes``: bytes copied
   between host and device inside ``launch``.
 """
@@ -151,29 +151,30 @@ def per_element(c: Columns, sizes: dict) -> dict:
     for i, name in enumerate(c.names):
         if counts[3 * i + 2]:
             out[f"atomics.{name}"] = int(counts[3 * i + 2])
-    if any(k.startswith("atomics.") for k in out):  # scratch arrays' included
-        out["atomics_global"] = sum(v for k, v in out.items() if k.startswith("atomics."))
+    # every global array's, scratch arrays' included (none at all meets any at_most)
+    out["atomics_global"] = sum(v for k, v in out.items() if k.startswith("atomics."))
     return out
 
 
 def bytes_in_flight(c: Columns) -> int:
-    """The bytes a typical thread reads from global memory in a row before its next global
-    store, at most: each thread's most, then the median over the threads that read (one
-    thread reading far ahead does not make a kernel's loads independent; a load4 is 16
-    bytes)."""
+    """The bytes a thread reads from global memory in a row before its next global store,
+    each address once, in the median run over every thread's runs: the independent loads a
+    kernel typically has in flight (one burst at the start, or one value read sixteen
+    times, does not make its loads independent; a load4 is 16 bytes)."""
     e = c.select(~c.shared & (c.kind < 2))
     if not len(e["kind"]):
         return 0
-    order = np.argsort(_combine(e["block"], e["thread"]), kind="stable")
-    thread = _combine(e["block"], e["thread"])[order]
-    read = np.where(e["kind"][order] == 0, e["itemsize"][order], 0)
-    cs = np.cumsum(read)
+    thread = _combine(e["block"], e["thread"])
+    order = np.argsort(thread, kind="stable")
+    thread, kind = thread[order], e["kind"][order]
     start = np.r_[True, thread[1:] != thread[:-1]]
-    write = e["kind"][order] == 1
-    reset = np.where(write, cs, np.where(start, cs - read, 0))
-    run = cs - np.maximum.accumulate(reset)
-    most = np.maximum.reduceat(run, np.flatnonzero(start))
-    return int(np.median(most[most > 0])) if (most > 0).any() else 0
+    run = np.cumsum(start | np.r_[False, kind[:-1] == 1])  # a store ends a run
+    reads = kind == 0
+    key = _combine(run[reads], e["array"][order][reads], e["flat"][order][reads])
+    _, first = np.unique(key, return_index=True)  # each address once in a run
+    per_run = np.bincount(run[reads][first], weights=e["itemsize"][order][reads][first])
+    per_run = per_run[per_run > 0]
+    return int(np.median(per_run)) if len(per_run) else 0
 
 
 def path_counters(paths: dict) -> dict:
@@ -214,7 +215,8 @@ WORDS = {
     "atomics": ("atomic operations on {array}", "per call"),
     "atomics_global": ("atomic operations on global memory", "per call, scratch arrays' "
                        "included"),
-    "bytes_in_flight": ("loads before a store", "bytes a thread has in flight at most"),
+    "bytes_in_flight": ("loads before a store",
+                        "bytes a thread has in flight (its typical run)"),
     "launches": ("kernel launches", "per call"),
     "host_bytes": ("copies to or from the host inside launch", "bytes"),
 }

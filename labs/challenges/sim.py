@@ -137,11 +137,18 @@ def _classes():
             self.shuffling: dict = {}
 
         def _sample(self, grid_point) -> bool:
-            """Whether this block's paths are traced: the first TRACED_BLOCKS of a launch
-            and its last (tracing every line is the costly part of a check)."""
+            """Whether this block's paths are traced: a launch's first and last blocks and
+            about TRACED_BLOCKS others, chosen by the recorder's salt (the check's seed,
+            which the submission cannot read), so a kernel cannot keep its divergence to
+            the blocks that are not traced (tracing is the costly part of a check)."""
             flat = int(np.ravel_multi_index(tuple(grid_point), self._grid_dim))
             last = int(np.prod(self._grid_dim)) - 1
-            return flat < TRACED_BLOCKS or flat == last
+            if flat == 0 or flat == last:
+                return True
+            rec = _ACTIVE
+            salt, launch = (rec.salt, rec.launches) if rec is not None else (0, 0)
+            every = max(1, (last - 1) // TRACED_BLOCKS)
+            return hash((salt, launch, flat)) % every == 0
 
         def run(self, grid_point, *args):
             def target():
@@ -534,14 +541,15 @@ def install() -> None:
 
     def getattr_(self, name):  # a cached set, and views of counted arrays stay counted
         item = self._item
-        if name in views and any(name in vars(c) for c in type(item).__mro__[:-2]):
-            got = getattr(item, name)  # a counting array's own view: still counted
+        counted = "_rec" in vars(item)  # an array the recorder counts (not numba's own)
+        own = any(name in vars(c) for c in type(item).__mro__[:-2])  # (harness.Tally's)
+        if name in views and (counted or own):
+            got = getattr(item, name)  # a counting array's own view (x.T too): counted
             if callable(got):
                 return lambda *a, **k: within(got(*a, **k))
             return within(got)
         if name in attrs:
-            counted = "_rec" in vars(item)  # an array the recorder counts (not numba's own)
-            if counted and name not in METADATA and name not in views:
+            if counted and name not in METADATA:
                 # x.sum(), np.asarray(x) (its __array__), x.copy(): work the counters miss
                 raise _whole(item._name, "np.asarray" if name in ASARRAY else name)
             return getattr(item._ary, name)
@@ -604,7 +612,8 @@ class Recorder:
     >>> rec.events, rec.paths, rec.launches
     """
 
-    def __init__(self, trace_files: set[str] | None = None, trace: bool = True):
+    def __init__(self, trace_files: set[str] | None = None, trace: bool = True,
+                 salt: int = 0):
         self.events: list = []
         self.paths: dict = defaultdict(set)
         self.launches = 0
@@ -616,6 +625,7 @@ class Recorder:
         self.scratch = 0
         self.threads = 0
         self.inputs: set[str] = set()  # the arrays a kernel may only read (no atomics)
+        self.salt = int(salt)          # chooses the blocks whose paths are traced
 
     def __enter__(self):
         global _ACTIVE
@@ -784,6 +794,8 @@ def _counted_class():
                                  _layout=_Layout(ary, addr), _size=ary.itemsize)
 
         def _view(self, ary):
+            if not np.may_share_memory(ary, self._base):  # a reshape that had to copy
+                raise _whole(self._name, "a reshape that copies (of a transposed view)")
             return Counted(ary, self._rec, self._name, self._base)
 
         def _host_guard(self, what: str, nbytes: int) -> None:
