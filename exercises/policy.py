@@ -60,7 +60,7 @@ ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile"
 #: numba.core.utils and the like re-export operator, sys and inspect (a student read the
 #: recorder with ``utils.operator.attrgetter("_rec.events")``), so a chain of attributes
 #: that reaches any other module is refused, and a module is never used as a value.
-REACHABLE = frozenset({"numpy", "math", "numba", "numba.cuda"})
+REACHABLE = frozenset({"numpy", "math", "numba", "numba.cuda", "numba.core.types"})
 #: What a kernel and its launch use of numba.cuda (the first attribute after ``cuda.``).
 CUDA_NAMES = frozenset({
     "jit", "grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid",
@@ -72,7 +72,9 @@ CUDA_NAMES = frozenset({
     "popc", "selp", "fp16", "libdevice", "threadfence", "threadfence_block",
     "threadfence_system", "stream", "default_stream", "event", "is_available", "detect",
     "get_current_device", "pinned_array", "mapped_array", "managed_array", "random", "cg",
-    "nanosleep", "float16", "float32", "float64", "int32", "int64", "uint32", "uint64"})
+    "nanosleep", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128",
+    "void"})
 
 
 def _import(node: ast.AST) -> str | None:
@@ -106,7 +108,7 @@ def _module(name: str) -> ModuleType:
 def _cuda_name(attrs: list[str]) -> str | None:
     """What a chain of attributes after ``cuda`` uses that a kernel does not, or None."""
     if attrs and attrs[0] not in CUDA_NAMES:
-        return f"cuda.{attrs[0]}"
+        return f"cuda.{attrs[0]}, which a kernel does not use"
     return None
 
 
@@ -126,7 +128,7 @@ def _reaches(target: str, attrs: list[str]) -> str | None:
         if not isinstance(obj, ModuleType):
             return None
         if obj.__name__ not in REACHABLE:
-            return obj.__name__
+            return f"the module {obj.__name__}"
     return None
 
 
@@ -182,7 +184,7 @@ def _walls(tree: ast.AST) -> str | None:
             if isinstance(root, ast.Name) and root.id in aliases:
                 where = _reaches(aliases[root.id], attrs)
                 if where:
-                    return f"{ast.unparse(node)[:80]} (the module {where})"
+                    return f"{ast.unparse(node)[:80]} ({where})"
     return None
 
 

@@ -321,6 +321,68 @@ def launch(x, out):
     "transpose_through_T": ("transpose", _TRANSPOSE.replace(
         "out[col * n + row] = x[row * n + col]",
         "out[row * n + col] = x.reshape(n, n).T[row, col]"), "loads of x: 8"),
+    # a fourth student's: the unpadded tile in dynamic shared memory, which the simulator
+    # did not record (only a conflict-free decoy was)
+    "transpose_dynamic_shared": ("transpose", """from numba import cuda, float32
+
+
+@cuda.jit
+def transpose(x, out, n):
+    tile = cuda.shared.array(0, float32)        # dynamic, 32 x 32, unpadded
+    pad = cuda.shared.array(32, float32)        # conflict-free
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    pad[tx] = 0.0
+    c0 = cuda.blockIdx.x * 32
+    r0 = cuda.blockIdx.y * 32
+    for k in range(4):
+        r = ty + 8 * k
+        if r0 + r < n and c0 + tx < n:
+            tile[r * 32 + tx] = x[(r0 + r) * n + c0 + tx]
+    cuda.syncthreads()
+    for k in range(4):
+        r = ty + 8 * k
+        if c0 + r < n and r0 + tx < n:
+            out[(c0 + r) * n + r0 + tx] = tile[tx * 32 + r]   # column read: 32-way conflict
+
+
+def launch(x, out, n):
+    transpose[((n + 31) // 32, (n + 31) // 32), (32, 8), 0, 4096](x, out, n)
+""", "32 ways of bank conflict"),
+    # and the scratch accumulator in mapped memory, which it did not count
+    "reduce_mapped_scratch": ("reduce", """import numpy as np
+from numba import cuda
+
+THREADS = 256
+
+
+@cuda.jit
+def zero(acc):
+    acc[0] = 0.0
+
+
+@cuda.jit
+def add_all(x, acc):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(acc, 0, x[i])
+
+
+@cuda.jit
+def block_sums(acc, out):
+    out[0] = acc[0]
+
+
+def launch(x, out):
+    try:
+        acc = cuda.mapped_array(1, np.float32)   # host-mapped (zero-copy) memory
+    except Exception:
+        acc = cuda.device_array(1, np.float32)
+    zero[1, 1](acc)
+    add_all[(x.size + THREADS - 1) // THREADS, THREADS](x, acc)
+    block_sums[1, 1](acc, out)
+""",
+                              "an array the check does not count"),
 }
 #: Honest kernels the defences above must not fail: a reduction with no atomic at all (one
 #: block's sum written), by size two different kernels (the compile runs every size).
@@ -373,6 +435,9 @@ def launch(x, out):
     partials[blocks, THREADS](x, p)
     one_block[1, THREADS](p, out)
 """),
+    "saxpy_numba_types": ("saxpy", (ch.HERE / "solutions" / "saxpy.py").read_text().replace(
+        "from numba import cuda", "from numba import cuda, types\n\nF32, U8 = types.float32, "
+        "cuda.uint8")),
     "reduce_by_size": ("reduce", """import numpy as np
 from numba import cuda, float32
 
@@ -441,7 +506,7 @@ def test_a_starters_fault_hidden_from_its_counter_still_fails(tmp_path, case):
     name, source, says = HIDDEN[case]
     assert source != (STARTERS / f"{name}.py").read_text()  # the edit took
     v = _check(tmp_path, name, source)
-    assert v["correct"] and not v["passed"] and says in v["message"], v
+    assert not v["passed"] and says in v["message"], v
 
 
 @pytest.mark.parametrize("case", sorted(HONEST))

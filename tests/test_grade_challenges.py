@@ -446,7 +446,7 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             ("from numpy import ma\n", "from numpy import ma"),
             ("import numba.core.utils\n", "import numba.core.utils"),
             ("from numba import cuda\ncuda.cudadrv.devicearray\n",
-             "cuda.cudadrv.devicearray (the module cuda.cudadrv)")]:
+             "cuda.cudadrv.devicearray (cuda.cudadrv, which a kernel does not use)")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")

@@ -518,9 +518,11 @@ def install() -> None:
 
         if isinstance(dtype, types.Type):
             dtype = numpy_support.as_dtype(dtype)
-        if shape == 0:
+        if shape == 0:  # the launch's dynamic shared memory, recorded as a static one is
             count = self._dynshared_size // dtype.itemsize
-            return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+            res = np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+            rec = _ACTIVE
+            return rec.wrap_shared("shared@dynamic", res) if rec is not None else res
         frame = sys._getframe(1)
         site = (frame.f_code.co_filename, frame.f_lineno)
         with _SHARED_LOCK:  # (the stock simulator races here: two threads, two arrays)
@@ -580,6 +582,10 @@ def install() -> None:
                 if isinstance(a, np.ndarray) and a.ndim:
                     rec.refuse(f"passed a host (numpy) array to {self.fn.__name__}, which "
                                "copies it to the device", a.nbytes)
+                if isinstance(a, devicearray.FakeCUDAArray) and "_rec" not in vars(a):
+                    raise TypeError(f"launch passed {self.fn.__name__} an array the check "
+                                    "does not count (cuda.mapped_array or the like): use "
+                                    "the inputs, the outputs and cuda.device_array")
         if rec is not None and not self._device:
             rec.launch(self, *kernel.normalize_kernel_dimensions(self.grid_dim,
                                                                  self.block_dim))
