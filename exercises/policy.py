@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from types import ModuleType
 
 #: Modules a submission may import (and their submodules).
@@ -56,6 +57,9 @@ ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile"
                         "tb_next", "operator", "attrgetter", "methodcaller", "functools",
                         "pydoc", "locate", "pkgutil", "resolve_name", "import_module"}) \
     | (NAMES - {"open", "compile"})
+#: A str.format field that reads an attribute or an item whose name starts with an
+#: underscore ("{0.__globals__[_ACTIVE]}"): the same reach as the attribute, by text.
+FORMAT_FIELD = re.compile(r"\{[^{}]*[.\[]\s*_")
 #: The modules a submission may reach, by import or as an attribute of one: numpy.ma,
 #: numba.core.utils and the like re-export operator, sys and inspect (a student read the
 #: recorder with ``utils.operator.attrgetter("_rec.events")``), so a chain of attributes
@@ -221,6 +225,13 @@ def review(source: str) -> str | None:
                 # it on the recorder's counters); a kernel sets no attribute of anything
                 change = "a deletion of" if isinstance(node.ctx, ast.Del) else "an assignment to"
                 found = f"{change} {ast.unparse(node)[:80]}"
+        elif isinstance(node, ast.Match):
+            # a class pattern reads attributes named as plain strings (case object(
+            # __globals__=g): a student reached the recorder and sys this way)
+            found = "a match statement"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                FORMAT_FIELD.search(node.value):
+            found = "a format field that reads an underscore name"
         else:
             found = None
         if found:

@@ -446,7 +446,14 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             ("from numpy import ma\n", "from numpy import ma"),
             ("import numba.core.utils\n", "import numba.core.utils"),
             ("from numba import cuda\ncuda.cudadrv.devicearray\n",
-             "cuda.cudadrv.devicearray (cuda.cudadrv, which a kernel does not use)")]:
+             "cuda.cudadrv.devicearray (cuda.cudadrv, which a kernel does not use)"),
+            # a class pattern names attributes as strings (a fifth hostile student's: the
+            # recorder through load4's globals, and sys through launch's builtins)
+            ("from labs.challenges.harness import load4\nmatch load4:\n"
+             "    case object(__globals__=g):\n        pass\n", "a match statement"),
+            ("from labs.challenges.harness import load4\n"
+             "t = '{0.__globals__[_ACTIVE]}'.format(load4)\n",
+             "a format field that reads an underscore name")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")
