@@ -55,7 +55,11 @@ ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile"
                         "gi_frame", "cr_frame", "ag_frame", "tb_frame", "f_back", "f_globals",
                         "f_locals", "f_builtins", "f_code", "gi_code", "cr_code", "ag_code",
                         "tb_next", "operator", "attrgetter", "methodcaller", "functools",
-                        "pydoc", "locate", "pkgutil", "resolve_name", "import_module"}) \
+                        "pydoc", "locate", "pkgutil", "resolve_name", "import_module",
+                        # numba's host-side escapes: gdb attached to the process runs any
+                        # code; objmode and njit run Python or compiled code on the host
+                        "gdb", "gdb_init", "gdb_breakpoint", "jit_module", "objmode",
+                        "njit", "cfunc", "carray", "farray", "format_map"}) \
     | (NAMES - {"open", "compile"})
 #: A str.format field that reads an attribute or an item whose name starts with an
 #: underscore ("{0.__globals__[_ACTIVE]}"): the same reach as the attribute, by text.
@@ -232,6 +236,9 @@ def review(source: str) -> str | None:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 FORMAT_FIELD.search(node.value):
             found = "a format field that reads an underscore name"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "format" and not isinstance(node.func.value, ast.Constant):
+            found = "str.format on a string built as the code runs"
         else:
             found = None
         if found:

@@ -294,6 +294,7 @@ def environment(gpu: bool) -> dict[str, str]:
     env = {"PATH": f"{py}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "HOME": CHECK, "TMPDIR": CHECK, "PYTHONPATH": BOOK, "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONNOUSERSITE": "1", "NUMBA_CACHE_DIR": f"{CHECK}/.numba", "MPLBACKEND": "Agg",
+           "NUMBA_GDB_BINARY": "/nonexistent/gdb",  # numba.gdb would attach gdb to the check
            "MALLOC_ARENA_MAX": "2"}
     if gpu:
         env.update({k: v for k, v in os.environ.items()

@@ -453,7 +453,12 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
              "    case object(__globals__=g):\n        pass\n", "a match statement"),
             ("from labs.challenges.harness import load4\n"
              "t = '{0.__globals__[_ACTIVE]}'.format(load4)\n",
-             "a format field that reads an underscore name")]:
+             "a format field that reads an underscore name"),
+            ("t = ('{0.' + '_rec}').format(x)\n", "str.format on a string built as the code runs"),
+            # gdb attached to the process by numba runs any code (a sixth hostile student's)
+            ("import numba\nnumba.gdb('-ex', 'call ...')\n", "numba.gdb"),
+            ("from numba import gdb_init\n", "from numba import gdb_init"),
+            ("import numba\nnumba.njit(lambda v: v)\n", "numba.njit")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")
