@@ -244,6 +244,35 @@ _REGROUP = (STARTERS / "regroup.py").read_text()
 _ILP = (STARTERS / "ilp.py").read_text()
 _REDUCE = (STARTERS / "reduce.py").read_text()
 _TRANSPOSE = (STARTERS / "transpose.py").read_text()
+#: One atomic an element, into a scratch accumulator, then one into out.
+_SCRATCH = """import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def zero(acc):
+    acc[0] = 0.0
+
+
+@cuda.jit
+def add_all(x, acc):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(acc, 0, x[i])
+
+
+@cuda.jit
+def copy(acc, out):
+    cuda.atomic.add(out, 0, acc[0])
+
+
+def launch(x, out):
+    acc = cuda.device_array(1, np.float32)
+    zero[1, 1](acc)
+    zero[1, 1](out)
+    add_all[(x.size + 255) // 256, 256](x, acc)
+    copy[1, 1](acc, out)
+"""
 HIDDEN = {
     # both parities still in every warp, as one conditional expression on one line
     "regroup_one_line": ("regroup", _REGROUP.replace(
@@ -285,34 +314,7 @@ HIDDEN = {
         "        i += stride\n"
         "    while i < x.size:\n"), "loads before a store: 4 bytes"),
     # one atomic an element, into a scratch accumulator, then one into out
-    "reduce_scratch": ("reduce", """import numpy as np
-from numba import cuda
-
-
-@cuda.jit
-def zero(acc):
-    acc[0] = 0.0
-
-
-@cuda.jit
-def add_all(x, acc):
-    i = cuda.grid(1)
-    if i < x.size:
-        cuda.atomic.add(acc, 0, x[i])
-
-
-@cuda.jit
-def copy(acc, out):
-    cuda.atomic.add(out, 0, acc[0])
-
-
-def launch(x, out):
-    acc = cuda.device_array(1, np.float32)
-    zero[1, 1](acc)
-    zero[1, 1](out)
-    add_all[(x.size + 255) // 256, 256](x, acc)
-    copy[1, 1](acc, out)
-""", "atomic operations on global memory: 3,"),
+    "reduce_scratch": ("reduce", _SCRATCH, "atomic operations on global memory: 3,"),
     # the starter's atomic an element, through out.T (numba's own T was uncounted)
     "reduce_through_T": ("reduce", _REDUCE.replace("cuda.atomic.add(out, 0,",
                                                    "cuda.atomic.add(out.T, 0,"),
@@ -350,44 +352,16 @@ def launch(x, out, n):
     transpose[((n + 31) // 32, (n + 31) // 32), (32, 8), 0, 4096](x, out, n)
 """, "32 ways of bank conflict"),
     # and the scratch accumulator in mapped memory, which it did not count
-    "reduce_mapped_scratch": ("reduce", """import numpy as np
-from numba import cuda
-
-THREADS = 256
-
-
-@cuda.jit
-def zero(acc):
-    acc[0] = 0.0
-
-
-@cuda.jit
-def add_all(x, acc):
-    i = cuda.grid(1)
-    if i < x.size:
-        cuda.atomic.add(acc, 0, x[i])
-
-
-@cuda.jit
-def block_sums(acc, out):
-    out[0] = acc[0]
-
-
-def launch(x, out):
-    try:
-        acc = cuda.mapped_array(1, np.float32)   # host-mapped (zero-copy) memory
-    except Exception:
-        acc = cuda.device_array(1, np.float32)
-    zero[1, 1](acc)
-    add_all[(x.size + THREADS - 1) // THREADS, THREADS](x, acc)
-    block_sums[1, 1](acc, out)
-""",
-                              "an array the check does not count"),
+    "reduce_mapped_scratch": ("reduce", _SCRATCH.replace(
+        "    acc = cuda.device_array(1, np.float32)\n",
+        "    try:  # host-mapped memory (the compile check, with no GPU, cannot map it)\n"
+        "        acc = cuda.mapped_array(1, np.float32)\n"
+        "    except Exception:\n"
+        "        acc = cuda.device_array(1, np.float32)\n"), "an array the check does not count"),
 }
-#: Honest kernels the defences above must not fail: a reduction with no atomic at all (one
-#: block's sum written), by size two different kernels (the compile runs every size).
-HONEST = {
-    "reduce_no_atomics": ("reduce", """import numpy as np
+#: A block reduction with no atomic at all: partial sums a block, then one block adds
+#: them (a third hostile student's honest control).
+_BLOCK_SUMS = """import numpy as np
 from numba import cuda, float32
 
 THREADS = 256
@@ -434,61 +408,18 @@ def launch(x, out):
     p = cuda.device_array(blocks, dtype=np.float32)
     partials[blocks, THREADS](x, p)
     one_block[1, THREADS](p, out)
-"""),
+"""
+#: Honest kernels the defences above must not fail: that reduction, the same choosing
+#: its kernels by size (the compile runs every size), and numba's scalar types named.
+HONEST = {
+    "reduce_no_atomics": ("reduce", _BLOCK_SUMS),
     "saxpy_numba_types": ("saxpy", (ch.HERE / "solutions" / "saxpy.py").read_text().replace(
         "from numba import cuda", "from numba import cuda, types\n\nF32, U8 = types.float32, "
         "cuda.uint8")),
-    "reduce_by_size": ("reduce", """import numpy as np
-from numba import cuda, float32
-
-THREADS = 256
-
-
-@cuda.jit(device=True)
-def block_sum(v, s):
-    t = cuda.threadIdx.x
-    s[t] = v
-    cuda.syncthreads()
-    step = THREADS // 2
-    while step > 0:
-        if t < step:
-            s[t] += s[t + step]
-        cuda.syncthreads()
-        step //= 2
-    return s[0]
-
-
-@cuda.jit
-def one_block(x, out):
-    s = cuda.shared.array(THREADS, float32)
-    t = cuda.threadIdx.x
-    v = float32(0.0)
-    for j in range(t, x.size, THREADS):
-        v += x[j]
-    total = block_sum(v, s)
-    if t == 0:
-        out[0] = total
-
-
-@cuda.jit
-def partials(x, p):
-    s = cuda.shared.array(THREADS, float32)
-    i = cuda.grid(1)
-    v = x[i] if i < x.size else float32(0.0)
-    total = block_sum(v, s)
-    if cuda.threadIdx.x == 0:
-        p[cuda.blockIdx.x] = total
-
-
-def launch(x, out):
-    if x.size <= 1024:
-        one_block[1, THREADS](x, out)
-        return
-    blocks = (x.size + THREADS - 1) // THREADS
-    p = cuda.device_array(blocks, dtype=np.float32)
-    partials[blocks, THREADS](x, p)
-    one_block[1, THREADS](p, out)
-"""),
+    "reduce_by_size": ("reduce", _BLOCK_SUMS.replace(
+        "def launch(x, out):\n",
+        "def launch(x, out):\n    if x.size <= 1024:\n"
+        "        one_block[1, THREADS](x, out)\n        return\n")),
 }
 
 
