@@ -359,12 +359,12 @@ def reviewed(tmp_path_factory):
     ("flood", "import sys")])
 def test_the_policy_holds_each_forgery_for_review_unrun(reviewed, student, uses):
     r = reviewed["rows"][student]
-    assert (r["status"], r["points"]) == (f"held for review: uses {uses}", "0"), r
+    feedback = (reviewed["out"] / "feedback" / f"{student}.md").read_text()
+    assert (r["status"], r["points"]) == (f"held for review: uses {uses}", "0"), (r, feedback)
     assert r["checked"] == "not run"
     # the kept cell stays for the instructor, and the feedback says why
     kept = reviewed["out"] / "kernels" / student / "saxpy.py"
     assert kept.read_text().strip() == f"{marker('saxpy')}\n{reviewed['bodies'][student]}".strip()
-    feedback = (reviewed["out"] / "feedback" / f"{student}.md").read_text()
     assert "Held for review" in feedback and "not run" in feedback
 
 
