@@ -239,16 +239,27 @@
     gd._bookLeanWhy = null;
     return writes;
   }
-  // plotly's doCalcdata for the traces given, then the cross-trace step of their types.
+  // plotly's doCalcdata for the traces given, then the cross-trace step of their types:
+  // that step (scatter's fills and stacks, bars' positions) works on a cartesian subplot's
+  // traces of one type, so it runs again, on fresh calcdata of all of them, in the
+  // subplots that hold a moved trace; other kinds of plot get it figure-wide.
   function calcTraces(gd, idx) {
-    var fl = gd._fullLayout, full = gd._fullData, mods = [];
+    var fl = gd._fullLayout, full = gd._fullData, mods = [], where = [];
+    var subplotOf = function (t) { return t.xaxis + t.yaxis; };
     idx.forEach(function (j) {
       var m = full[j]._module;
-      if (m.crossTraceCalc && mods.indexOf(m) < 0) mods.push(m);
+      if (!m.crossTraceCalc) return;
+      var k = mods.indexOf(m);
+      if (k < 0) { mods.push(m); where.push([]); k = mods.length - 1; }
+      if (where[k].indexOf(subplotOf(full[j])) < 0) where[k].push(subplotOf(full[j]));
     });
     var redo = full.map(function (t, j) {
-      return idx.indexOf(j) >= 0 || (t.visible === true && mods.indexOf(t._module) >= 0);
+      var k = mods.indexOf(t._module);
+      return idx.indexOf(j) >= 0 || (t.visible === true && k >= 0 &&
+        (t._module.basePlotModule.name !== "cartesian" || where[k].indexOf(subplotOf(t)) >= 0));
     });
+    gd._bookCalced = [];                  // the traces to draw again (drawTraces)
+    redo.forEach(function (r, j) { if (r) gd._bookCalced.push(j); });
     for (var j = 0; j < full.length; j++) {
       if (!redo[j]) continue;
       var trace = full[j];
@@ -264,9 +275,10 @@
       }
       gd.calcdata[j] = cd;
     }
-    mods.forEach(function (m) {
+    mods.forEach(function (m, k) {
       var kind = m.basePlotModule.name, subplots = fl._subplots[kind];
       if (!Array.isArray(subplots)) { m.crossTraceCalc(gd); return; }
+      if (kind === "cartesian") subplots = subplots.filter(function (sp) { return where[k].indexOf(sp) >= 0; });
       subplots.forEach(function (sp) {
         m.crossTraceCalc(gd, kind === "cartesian" ? fl._plots[sp] : fl[sp], sp);
       });
@@ -284,7 +296,7 @@
       if (!w[3]) nested(gd.data[w[0]], w[1], w[2]);
       nested(gd._fullData[w[0]], w[1], w[2]);
     });
-    var now = calcTraces(gd, args[1]) && frameOf(gd);
+    var now = calcTraces(gd, args[1]) && frameOf(gd), calced = gd._bookCalced;
     var upd = now && now !== gd._bookDrawnFrame ? redrawFor(gd._bookDrawnFrame, now) : {};
     if (!upd) {
       tally.replot++;                     // gd.data holds the step: restyle redoes the rest
@@ -299,27 +311,48 @@
       // sliders or menus redrawn.
       tally.fast++;
       window.Plotly.relayout(gd, upd).then(function () {
-        if (upd.showlegend) drawTraces(gd, args[1]);
+        if (upd.showlegend) drawTraces(gd, args[1], calced);
         gd._bookDrawnFrame = frameOf(gd);
         stepped(gd, "rerange");
       });
       return true;
     }
-    drawTraces(gd, args[1]);
+    drawTraces(gd, args[1], calced);
     tally.fast++;
     stepped(gd, "lean");
     return true;
   }
   // Redraw the kinds of plot (cartesian, table) that hold a trace the step moved, every
-  // trace of them, then style the traces of those kinds.
-  function drawTraces(gd, idx) {
+  // trace of them (of a cartesian plot, every trace of the subplots that hold one of
+  // ``calced``, the traces calced again, where the step says which), then style the
+  // traces of those kinds.
+  function drawTraces(gd, idx, calced) {
     var fl = gd._fullLayout, styles = [];
     var kinds = idx.map(function (j) { return gd._fullData[j]._module.basePlotModule; });
-    fl._basePlotModules.forEach(function (m) { if (kinds.indexOf(m) >= 0) m.plot(gd); });
+    fl._basePlotModules.forEach(function (m) {
+      if (kinds.indexOf(m) < 0) return;
+      if (m.name === "cartesian" && calced) plotSubplots(gd, m, calced); else m.plot(gd);
+    });
     fl._visibleModules.forEach(function (m) {
       if (m.style && kinds.indexOf(m.basePlotModule) >= 0 && styles.indexOf(m.style) < 0) styles.push(m.style);
     });
     styles.forEach(function (style) { style(gd); });
+  }
+  // Plotly's cartesian plot(gd) redraws every trace of every subplot; a subplot whose
+  // traces the step did not move keeps what it drew (a heatmap beside the moved dots is
+  // an image encoded again each time, 2-6 ms). plot(gd, traces) cannot say this: it
+  // removes the layers of the traces it is not given. So the subplot list it walks is
+  // narrowed, for this call, to the subplots that hold a trace calced again (the moved
+  // traces, and every trace of a module with a cross-trace calc, scatter's among them:
+  // new calcdata lacks the nodes only a redraw gives back); each of those is drawn
+  // whole, as plot(gd) draws it.
+  function plotSubplots(gd, m, calced) {
+    var fl = gd._fullLayout, all = fl._subplots.cartesian;
+    var moved = calced.map(function (j) { return gd._fullData[j].xaxis + gd._fullData[j].yaxis; });
+    var some = all.filter(function (s) { return moved.indexOf(s) >= 0; });
+    if (some.length === all.length) return m.plot(gd);
+    fl._subplots.cartesian = some;
+    try { m.plot(gd); } finally { fl._subplots.cartesian = all; }
   }
   function stepSlider(gd, args, name) {
     if (gd._bookPendingReplot) gd._bookPendingReplot();   // a newer step replaces it
