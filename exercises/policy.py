@@ -9,9 +9,11 @@ line) and leave. A kernel needs none of the tools that takes, so a submission th
 one is held for review: no points, and the instructor reads the kept file.
 
 Read with :mod:`ast`, never run: the submission may import only ``numpy``, ``numba``
-(and their submodules), ``math`` and the harness's helpers (``from
-labs.challenges.harness import load4, store4, WARP, resident_grid``; the regroup starter
-uses ``resident_grid``), and may not name ``os``, ``sys``, ``open``, ``eval``,
+(and their submodules), ``math``, ``time``, type-hint names from ``typing``
+(:data:`TYPING_NAMES`) and the harness's helpers (``from labs.challenges.harness import
+load4, store4, WARP, resident_grid``, or the harness by name; the regroup starter uses
+``resident_grid``), may reach no module outside :data:`REACHABLE` through attributes,
+nor go deeper than ``cuda.name.name``, nor use a module as a value, and may not name ``os``, ``sys``, ``open``, ``eval``,
 ``__import__`` and the rest of :data:`NAMES`, numpy's file writers and readers
 (:data:`ATTRIBUTES`), or any attribute that starts with an underscore (``__globals__``,
 ``__subclasses__``, ``_savez``: the ways around a list of names), nor import a module
@@ -28,10 +30,13 @@ import re
 from types import ModuleType
 
 #: Modules a submission may import (and their submodules).
-MODULES = frozenset({"numpy", "numba", "math"})
+MODULES = frozenset({"numpy", "numba", "math", "time"})
 #: The one module of the book a submission may import from, and what.
 HARNESS = "labs.challenges.harness"
 HARNESS_NAMES = frozenset({"load4", "store4", "WARP", "resident_grid"})
+#: What a launch's type hints may import by name from typing (never ``import typing``:
+#: its get_type_hints evaluates text).
+TYPING_NAMES = frozenset({"Any", "Optional", "Tuple", "Union", "Sequence", "List", "Dict"})
 #: Names a submission may not use: the process, files, code made from text, modules
 #: reached by name, and the names that reach any attribute or namespace by a string.
 NAMES = frozenset({
@@ -68,7 +73,17 @@ FORMAT_FIELD = re.compile(r"\{[^{}]*[.\[]\s*_")
 #: numba.core.utils and the like re-export operator, sys and inspect (a student read the
 #: recorder with ``utils.operator.attrgetter("_rec.events")``), so a chain of attributes
 #: that reaches any other module is refused, and a module is never used as a value.
-REACHABLE = frozenset({"numpy", "math", "numba", "numba.cuda", "numba.core.types"})
+REACHABLE = frozenset({"numpy", "math", "numba", "numba.cuda", "numba.core.types",
+                       "numba.types", "numpy.random", "numpy.linalg", "numpy.typing", "time"})
+#: numba.types is numba.core.types under another name: resolved as that.
+CANONICAL = {"numba.types": "numba.core.types"}
+#: The members of numba.cuda a kernel uses that are modules (``cuda.libdevice.fast_expf``),
+#: and the modules they hold in turn (``cuda.random.np``, ``cuda.fp16.sys``,
+#: ``cuda.cg.types``): a chain after ``cuda.`` is at most two names, and its second is
+#: never one of these (tests/test_policy_honest_styles.py keeps the list equal to
+#: numba-cuda's). numba.cuda is never imported here: it is read by name.
+CUDA_MODULES = frozenset({"cg", "random", "libdevice", "fp16"})
+CUDA_MODULE_MODULES = frozenset({"nvvmutils", "types", "config", "cuda", "math", "np", "sys"})
 #: What a kernel and its launch use of numba.cuda (the first attribute after ``cuda.``).
 CUDA_NAMES = frozenset({
     "jit", "grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid",
@@ -79,7 +94,8 @@ CUDA_NAMES = frozenset({
     "lanemask_lt", "match_any_sync", "match_all_sync", "fma", "cbrt", "brev", "clz", "ffs",
     "popc", "selp", "fp16", "libdevice", "threadfence", "threadfence_block",
     "threadfence_system", "stream", "default_stream", "event", "is_available", "detect",
-    "get_current_device", "pinned_array", "mapped_array", "managed_array", "random", "cg",
+    "get_current_device", "select_device", "event_elapsed_time", "pinned_array",
+    "mapped_array", "managed_array", "random", "cg",
     "nanosleep", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128",
     "void"})
@@ -96,6 +112,10 @@ def _import(node: ast.AST) -> str | None:
     if node.level:
         return f"a relative import (from {'.' * node.level}{node.module or ''})"
     module = node.module or ""
+    if module == "labs.challenges" and [a.name for a in node.names] == ["harness"]:
+        return None                # the harness as a name: its four helpers only (_reaches)
+    if module == "typing" and all(a.name in TYPING_NAMES for a in node.names):
+        return None
     if module == HARNESS:
         extra = [a.name for a in node.names if a.name not in HARNESS_NAMES]
         return f"from {HARNESS} import {', '.join(extra)}" if extra else None
@@ -110,21 +130,57 @@ def _import(node: ast.AST) -> str | None:
 
 
 def _module(name: str) -> ModuleType:
-    return importlib.import_module(name)  # numpy, math or numba: the grader's own
+    return importlib.import_module(CANONICAL.get(name, name))  # the grader's own
+
+
+def _cuda_rest(target: str, attrs: list[str]) -> list[str] | None:
+    """The names after ``numba.cuda`` of the chain ``attrs`` of the module ``target``
+    (None when the chain does not pass through numba.cuda)."""
+    if target == "numba.cuda" or target.startswith("numba.cuda."):
+        return target.split(".")[2:] + attrs
+    if target == "numba" and attrs[:1] == ["cuda"]:
+        return attrs[1:]
+    return None
 
 
 def _cuda_name(attrs: list[str]) -> str | None:
     """What a chain of attributes after ``cuda`` uses that a kernel does not, or None."""
     if attrs and attrs[0] not in CUDA_NAMES:
         return f"cuda.{attrs[0]}, which a kernel does not use"
+    if len(attrs) > 2:
+        return f"cuda.{'.'.join(attrs[:3])}: a kernel reaches at most cuda.name.name"
+    if len(attrs) == 2 and attrs[0] in CUDA_MODULES and attrs[1] in CUDA_MODULE_MODULES:
+        return f"the module cuda.{attrs[0]}.{attrs[1]}"
     return None
+
+
+def _ends_on_module(target: str, attrs: list[str]) -> bool:
+    """Whether the chain ``attrs`` of the module ``target`` is itself a module."""
+    rest = _cuda_rest(target, attrs)
+    if rest is not None:
+        return not rest or (len(rest) == 1 and rest[0] in CUDA_MODULES)
+    if target == HARNESS:
+        return not attrs
+    obj = _module(target)
+    for i, a in enumerate(attrs):
+        if obj.__name__ == "numba" and a == "cuda":
+            return _ends_on_module("numba.cuda", attrs[i + 1:])
+        try:
+            obj = getattr(obj, a)
+        except Exception:            # a name that does not exist fails when it runs
+            return False
+    return isinstance(obj, ModuleType)
 
 
 def _reaches(target: str, attrs: list[str]) -> str | None:
     """The module outside REACHABLE that the attributes ``attrs`` of the module ``target``
     lead to (resolved in this process, numba.cuda by name only), or None."""
-    if target == "numba.cuda":
-        return _cuda_name(attrs)
+    rest = _cuda_rest(target, attrs)
+    if rest is not None and target != "numba":
+        return _cuda_name(rest)
+    if target == HARNESS:
+        return None if len(attrs) <= 1 and set(attrs) <= HARNESS_NAMES else \
+            "of the harness, a kernel uses only load4, store4, WARP and resident_grid"
     obj = _module(target)
     for i, a in enumerate(attrs):
         if obj.__name__ == "numba" and a == "cuda":  # (imported by name: no mode chosen)
@@ -147,23 +203,33 @@ def _aliases(tree: ast.AST) -> tuple[dict[str, str], str | None]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name not in REACHABLE:
+                rest = _cuda_rest(a.name, [])
+                if rest is not None and rest and (_cuda_name(rest) or len(rest) > 1
+                                                  or rest[0] not in CUDA_MODULES):
+                    return aliases, f"import {a.name}"
+                if rest is None and a.name not in REACHABLE:
                     return aliases, f"import {a.name}"
                 if a.asname:
                     aliases[a.asname] = a.name
                 else:
                     aliases[a.name.split(".")[0]] = a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module not in REACHABLE:
-            if node.module not in (HARNESS, "__future__"):
+        elif isinstance(node, ast.ImportFrom) and node.module == "labs.challenges":
+            aliases[node.names[0].asname or "harness"] = HARNESS
+        elif isinstance(node, ast.ImportFrom) and node.module not in REACHABLE and \
+                _cuda_rest(node.module or "", []) is None:
+            if node.module not in (HARNESS, "__future__", "typing"):
                 return aliases, f"from {node.module} import ..."
         elif isinstance(node, ast.ImportFrom):
             for a in node.names:
                 if node.module == "numba" and a.name == "cuda":
                     aliases[a.asname or a.name] = "numba.cuda"
                     continue
-                if node.module == "numba.cuda":
-                    if _cuda_name([a.name]):
-                        return aliases, f"from numba.cuda import {a.name}"
+                rest = _cuda_rest(node.module, [a.name])
+                if rest is not None:
+                    if _cuda_name(rest):
+                        return aliases, f"from {node.module} import {a.name}"
+                    if len(rest) == 1 and a.name in CUDA_MODULES:   # from numba.cuda import cg
+                        aliases[a.asname or a.name] = f"numba.cuda.{a.name}"
                     continue
                 obj = getattr(_module(node.module), a.name, None)
                 if isinstance(obj, ModuleType):
@@ -193,6 +259,11 @@ def _walls(tree: ast.AST) -> str | None:
                 where = _reaches(aliases[root.id], attrs)
                 if where:
                     return f"{ast.unparse(node)[:80]} ({where})"
+                up = parent.get(id(node))
+                if not (isinstance(up, ast.Attribute) and up.value is node) and \
+                        _ends_on_module(aliases[root.id], attrs):
+                    # c = numba.cuda; c.cloudpickle.loads(...): the chain's end as a value
+                    return f"the module {ast.unparse(node)[:80]} as a value"
     return None
 
 
@@ -238,7 +309,7 @@ def review(source: str) -> str | None:
             found = "a format field that reads an underscore name"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "format" and not isinstance(node.func.value, ast.Constant):
-            found = "str.format on a string built as the code runs"
+            found = "str.format on a string built as the code runs (write an f-string)"
         else:
             found = None
         if found:

@@ -454,11 +454,38 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             ("from labs.challenges.harness import load4\n"
              "t = '{0.__globals__[_ACTIVE]}'.format(load4)\n",
              "a format field that reads an underscore name"),
-            ("t = ('{0.' + '_rec}').format(x)\n", "str.format on a string built as the code runs"),
+            ("t = ('{0.' + '_rec}').format(x)\n",
+             "str.format on a string built as the code runs (write an f-string)"),
             # gdb attached to the process by numba runs any code (a sixth hostile student's)
             ("import numba\nnumba.gdb('-ex', 'call ...')\n", "numba.gdb"),
             ("from numba import gdb_init\n", "from numba import gdb_init"),
-            ("import numba\nnumba.njit(lambda v: v)\n", "numba.njit")]:
+            ("import numba\nnumba.njit(lambda v: v)\n", "numba.njit"),
+            # a module reached by a chain and used as a value, and chains through the
+            # modules numba.cuda holds (an honest-student sweep's finds, 2026-12-07: under
+            # the simulator c.cloudpickle.loads ran a pickle, and cuda.cg.types.logging
+            # opens files)
+            ("import numba\nc = numba.cuda\nc.cloudpickle.loads(b'')\n",
+             "the module numba.cuda as a value"),
+            ("from numba import cuda\nfs = [cuda][0]\n", "the module cuda as a value"),
+            ("from numba import cuda\ncuda.cg.types.logging.FileHandler('f', 'wb')\n",
+             "cuda.cg.types.logging.FileHandler (cuda.cg.types.logging: a kernel reaches at "
+             "most cuda.name.name)"),
+            ("from numba.cuda import cg\nt = cg.types\n", "cg.types (the module cuda.cg.types)"),
+            ("from numba.cuda import random as r\nq = r\n", "the module r as a value"),
+            ("import numba.cuda.random as r\nr.config\n", "r.config (the module cuda.random.config)"),
+            ("from numba.cuda.random import np\n", "from numba.cuda.random import np"),
+            ("import numba.cuda.cudadrv.driver as d\n", "import numba.cuda.cudadrv.driver"),
+            ("import numba\nt = numba.core.types\n", "numba.core.types (the module numba.core)"),
+            ("import numpy as np\nr = np.random\n", "the module np.random as a value"),
+            ("import numpy as np\nnp.random.mtrand\n",
+             "np.random.mtrand (the module numpy.random.mtrand)"),
+            ("from labs.challenges import harness\nharness.load4.py_func\n",
+             "harness.load4.py_func (of the harness, a kernel uses only load4, store4, WARP "
+             "and resident_grid)"),
+            ("from labs.challenges import harness\nh = harness\n", "the module harness as a value"),
+            ("from labs.challenges import harness, judge\n", "from labs.challenges import ..."),
+            ("import typing\n", "import typing"),
+            ("from typing import get_type_hints\n", "from typing import ...")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")
