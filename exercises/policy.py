@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
 from types import ModuleType
 
@@ -64,7 +65,19 @@ ATTRIBUTES = frozenset({"save", "savez", "savez_compressed", "savetxt", "tofile"
                         # numba's host-side escapes: gdb attached to the process runs any
                         # code; objmode and njit run Python or compiled code on the host
                         "gdb", "gdb_init", "gdb_breakpoint", "jit_module", "objmode",
-                        "njit", "cfunc", "carray", "farray", "format_map"}) \
+                        "njit", "cfunc", "carray", "farray", "format_map",
+                        # Cython's Python 2 names for a function's dunders: every numpy.random
+                        # function is a cyfunction, and np.random.seed.func_globals is its
+                        # module's globals, __builtins__ among them (a seventh hostile
+                        # student's forged pass); and the like for methods
+                        "func_globals", "func_code", "func_closure", "func_dict",
+                        "func_defaults", "im_func", "im_self", "im_class",
+                        # AttributeError.obj: the module whose attribute was missing, as a
+                        # value (try: numba.nope / except AttributeError as e: e.obj)
+                        "obj",
+                        # the last steps of the routes above: numba's pickle loader,
+                        # cProfile.run(text), enum's alias of builtins
+                        "cloudpickle", "loads", "cProfile", "profile", "bltns"}) \
     | (NAMES - {"open", "compile"})
 #: A str.format field that reads an attribute or an item whose name starts with an
 #: underscore ("{0.__globals__[_ACTIVE]}"): the same reach as the attribute, by text.
@@ -129,6 +142,18 @@ def _import(node: ast.AST) -> str | None:
     return None
 
 
+def _submodule(obj: object, a: str) -> str | None:
+    """The name of the submodule ``a`` of the package ``obj`` where one exists but is not
+    imported in this process (``numba.testing``: a call such as ``numba.test()`` imports it,
+    and then it is an attribute), else None."""
+    if not isinstance(obj, ModuleType) or not hasattr(obj, "__path__"):
+        return None
+    try:
+        return f"{obj.__name__}.{a}" if importlib.util.find_spec(f"{obj.__name__}.{a}") else None
+    except Exception:               # (a broken or odd package: no submodule found)
+        return None
+
+
 def _module(name: str) -> ModuleType:
     return importlib.import_module(CANONICAL.get(name, name))  # the grader's own
 
@@ -167,8 +192,8 @@ def _ends_on_module(target: str, attrs: list[str]) -> bool:
             return _ends_on_module("numba.cuda", attrs[i + 1:])
         try:
             obj = getattr(obj, a)
-        except Exception:            # a name that does not exist fails when it runs
-            return False
+        except Exception:            # a name that does not exist here: a submodule not
+            return _submodule(obj, a) is not None   # imported yet is a module all the same
     return isinstance(obj, ModuleType)
 
 
@@ -187,8 +212,9 @@ def _reaches(target: str, attrs: list[str]) -> str | None:
             return _cuda_name(attrs[i + 1:])
         try:
             obj = getattr(obj, a)
-        except Exception:            # a name that does not exist fails when it runs
-            return None
+        except Exception:            # a name that does not exist fails when it runs,
+            sub = _submodule(obj, a)  # unless a call imports it first (numba.testing)
+            return None if sub is None or sub in REACHABLE else f"the module {sub}"
         if not isinstance(obj, ModuleType):
             return None
         if obj.__name__ not in REACHABLE:
@@ -232,6 +258,9 @@ def _aliases(tree: ast.AST) -> tuple[dict[str, str], str | None]:
                         aliases[a.asname or a.name] = f"numba.cuda.{a.name}"
                     continue
                 obj = getattr(_module(node.module), a.name, None)
+                sub = _submodule(_module(node.module), a.name) if obj is None else None
+                if sub is not None and sub not in REACHABLE:   # from numba import testing
+                    return aliases, f"from {node.module} import {a.name}"
                 if isinstance(obj, ModuleType):
                     if obj.__name__ not in REACHABLE:
                         return aliases, f"from {node.module} import {a.name}"

@@ -464,7 +464,7 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             # modules numba.cuda holds (an honest-student sweep's finds, 2026-12-07: under
             # the simulator c.cloudpickle.loads ran a pickle, and cuda.cg.types.logging
             # opens files)
-            ("import numba\nc = numba.cuda\nc.cloudpickle.loads(b'')\n",
+            ("import numba\nc = numba.cuda\nc.serialize.dumps(b'')\n",
              "the module numba.cuda as a value"),
             ("from numba import cuda\nfs = [cuda][0]\n", "the module cuda as a value"),
             ("from numba import cuda\ncuda.cg.types.logging.FileHandler('f', 'wb')\n",
@@ -485,7 +485,19 @@ def test_the_policy_allows_what_a_kernel_needs_and_names_the_rest():
             ("from labs.challenges import harness\nh = harness\n", "the module harness as a value"),
             ("from labs.challenges import harness, judge\n", "from labs.challenges import ..."),
             ("import typing\n", "import typing"),
-            ("from typing import get_type_hints\n", "from typing import ...")]:
+            ("from typing import get_type_hints\n", "from typing import ..."),
+            # a seventh hostile student's forged passes, each through the real grader with
+            # the policy of that morning: a Cython function's globals (every numpy.random
+            # function), AttributeError.obj (a module as a value the walls never saw), and
+            # a submodule the grader had not imported (numba.testing reaches cProfile.run)
+            ("import numpy as np\nB = np.random.default_rng.func_globals\n",
+             "np.random.default_rng.func_globals"),
+            ("import numba\ntry:\n    numba.nope\nexcept AttributeError as e:\n    M = e.obj\n",
+             "e.obj"),
+            ("from numba import testing\n", "from numba import testing"),
+            ("import numba\nnumba.testing.main\n",
+             "numba.testing.main (the module numba.testing)"),
+            ("import numba\nM = numba.cloudpickle\n", "numba.cloudpickle")]:
         assert policy.review(source) == uses, source
     with pytest.raises(policy.InvalidSource):       # a ValueError naming source
         policy.review("def f(:\n")

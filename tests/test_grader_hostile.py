@@ -311,15 +311,26 @@ def launch(a, x, y, out):
 '''
 
 
-@pytest.mark.parametrize("forgery", [SAVEZ_FORGER, ALIASED], ids=["savez", "aliased"])
-def test_without_the_policy_a_forged_result_file_passes_the_sandbox(forgery):
+def test_without_the_policy_a_forged_result_file_passes_the_sandbox():
     """What the sandbox alone cannot stop, and why the policy is there (the module
     docstring of exercises.challenges says so): code in collect's process writes the file
-    the grader reads."""
+    the grader reads, and leaves before collect does."""
     from exercises.challenges import run_check
 
-    got = run_check("saxpy", forgery, limits=Limits(wall_s=25, cpu_s=25), review=False)
+    got = run_check("saxpy", SAVEZ_FORGER, limits=Limits(wall_s=25, cpu_s=25), review=False)
     assert got.passed, (got.reason, got.message)
+
+
+def test_without_the_policy_a_replaced_writer_is_caught_by_collect():
+    """The line behind the policy: collect's own functions (``__main__.write`` here,
+    replaced through sys.modules) are watched as numpy's are, and the names it calls after
+    the submission ran are bound before it loads (a seventh hostile student forged a pass
+    this way through routes the policy now refuses)."""
+    from exercises.challenges import run_check
+
+    got = run_check("saxpy", ALIASED, limits=Limits(wall_s=25, cpu_s=25), review=False)
+    assert not got.passed
+    assert "replaced __main__.write" in got.message, got.message
 
 
 @pytest.fixture(scope="module")

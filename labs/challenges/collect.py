@@ -31,7 +31,7 @@ import json
 import os
 import pathlib
 import sys
-from types import ModuleType
+from types import FunctionType, ModuleType
 
 import numpy as np
 
@@ -365,27 +365,41 @@ def failed(name: str, seed: int, why: str, mode: str = "sim") -> dict:
 #: the counters or the outputs on their way out, in its own process. The policy
 #: (exercises/policy.py) refuses the code that does it; this is the line behind it.
 WRITERS = ("numpy", "zipfile", "json", "io", "zlib", "struct", "binascii", "builtins")
+#: The check's own modules: this one (``__main__`` when run with -m) and the book's
+#: (``__main__.write`` replaced through sys.modules forged a pass, a seventh hostile
+#: student's, in code the policy now refuses).
+OWN = ("__main__", "labs")
 
 
 class Untouched:
-    """What the writers' modules hold now, to tell later whether a submission replaced any
-    of it: :meth:`changed` names the first name that is no longer the same object."""
+    """What the writers' and the check's own modules hold now (each name's object, and a
+    function's code), to tell later whether a submission replaced any of it:
+    :meth:`changed` names the first name that is no longer the same."""
 
     def __init__(self):
-        self.ids = {name: {k: id(v) for k, v in vars(mod).items()}
-                    for name, mod in self._modules()}
+        self.ids = {name: self._ids(mod) for name, mod in self._modules()}
         self.kept = [mod for _, mod in self._modules()]  # (their ids stay theirs)
 
     @staticmethod
     def _modules():
         return [(name, mod) for name, mod in list(sys.modules.items())
-                if mod is not None and name.split(".")[0] in WRITERS]
+                if mod is not None and name.split(".")[0] in WRITERS + OWN]
+
+    @staticmethod
+    def _ids(mod) -> dict:
+        out = {}
+        for k, v in list(vars(mod).items()):
+            out[k] = id(v)
+            code = getattr(v, "__code__", None) if isinstance(v, FunctionType) else None
+            if code is not None:
+                out[f"{k}.__code__"] = id(code)
+        return out
 
     def changed(self) -> str | None:
         for name, mod in self._modules():
-            now, then = vars(mod), self.ids.get(name, {})
+            now, then = self._ids(mod), self.ids.get(name, {})
             for k, i in then.items():
-                if k not in now or id(now[k]) != i:
+                if now.get(k) != i:
                     return f"{name}.{k}"
         return None
 
@@ -421,15 +435,17 @@ def main(argv: list[str] | None = None) -> int:
     if a.name not in NAMES:
         ap.error(f"unknown challenge {a.name!r}; challenges: {', '.join(NAMES)}")
     before = Untouched()
+    # what runs after the submission, bound here: a name it rebinds is not looked up again
+    changed, fail, writer, out = before.changed, failed, write, a.out
     arrays, meta = collect(a.name, a.submission, a.seed, gpu=a.gpu, time=a.time,
                            compile_check=False if a.no_compile else None)
-    replaced = before.changed()
+    replaced = changed()
     if replaced:
         arrays = {}
-        meta = failed(a.name, a.seed, f"the submission replaced {replaced}, a function the "
-                      "check's own file is written with: nothing it computed is kept",
-                      "gpu" if a.gpu else "sim")["meta"]
-    write(a.out, arrays, meta)
+        meta = fail(a.name, a.seed, f"the submission replaced {replaced}, a function the "
+                    "check's own file is written with: nothing it computed is kept",
+                    "gpu" if a.gpu else "sim")["meta"]
+    writer(out, arrays, meta)
     return 0
 
 
