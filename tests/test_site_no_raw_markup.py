@@ -85,3 +85,36 @@ def test_no_page_shows_raw_markup(site):
             problems.append(f"{page.relative_to(site)}: {hit}")
     assert not problems, "\n".join(problems[:40]) + (
         f"\n... and {len(problems) - 40} more" if len(problems) > 40 else "")
+
+
+#: Control characters a TeX command becomes when it passes through a Python string that is
+#: not raw: "\times" a tab, "\beta" a backspace, "\frac" a form feed, "\vec" a vertical
+#: tab, "\rho" a carriage return, "\alpha" a bell ("$0.25 \times$" once reached a page as
+#: "$0.25 <tab>imes$" and broke the formula).
+ESCAPED = re.compile(r"[\x07\x08\x09\x0b\x0c\x0d]")
+
+
+def eaten_escapes(html: str) -> list[str]:
+    """'...context...' for every control character inside the page's maths."""
+    soup = BeautifulSoup(html, "html.parser")
+    found = []
+    for tag in soup.find_all(class_=lambda c: c and "math" in (c.split() if isinstance(c, str)
+                                                               else c)):
+        text = tag.get_text()
+        for m in ESCAPED.finditer(text):
+            found.append(repr(text[max(0, m.start() - 30):m.end() + 30]))
+    return found
+
+
+def test_the_escape_detector_finds_an_eaten_backslash():
+    bad = '<span class="math notranslate nohighlight">\\(0.25 \times 2\\)</span>'
+    assert eaten_escapes(f"<p>{bad}</p>")
+    good = '<span class="math notranslate nohighlight">\\(0.25 \\times 2\\)</span>'
+    assert eaten_escapes(f"<p>{good}</p>") == []
+
+
+def test_no_page_has_a_tex_command_eaten_by_a_python_string(site):
+    problems = [f"{p.relative_to(site)}: {hit}" for p in sorted(site.rglob("*.html"))
+                if not any(s in p.relative_to(site).as_posix() for s in SKIP_PAGES)
+                for hit in eaten_escapes(p.read_text(errors="replace"))]
+    assert not problems, "\n".join(problems[:20])
