@@ -114,6 +114,14 @@
       ? Array.prototype.slice.call(v) : null;
   }
   function titleOf(obj) { return plainText(obj && typeof obj === "object" ? obj.text : obj); }
+  // a11y.trace_axis_titles: the titles of the axes a trace is drawn on ("x2" -> xaxis2).
+  function traceTitles(lay, t) {
+    return [["xaxis", "x"], ["yaxis", "y"]].map(function (a) {
+      var ref = typeof t[a[0]] === "string" ? t[a[0]] : a[1];
+      var axis = ref.charAt(0) === a[1] ? lay[a[0] + ref.slice(1)] : null;
+      return titleOf((axis || {}).title);
+    });
+  }
   function shown(t) {
     return !(t.hoverinfo === "skip" && t.showlegend === false) && t.visible !== false;
   }
@@ -169,11 +177,11 @@
     var details = holder.querySelector(".book-figure-data");
     if (!details) return;
     var lay = gd.layout || {};
-    var xTitle = titleOf((lay.xaxis || {}).title), yTitle = titleOf((lay.yaxis || {}).title);
     details.querySelectorAll("table").forEach(function (t) { t.remove(); });
     (gd.data || []).forEach(function (t, k) {
       if (!shown(t)) return;
-      var made = columns(t, xTitle, yTitle), head = made[0], rows = made[1];
+      var titles = traceTitles(lay, t);
+      var made = columns(t, titles[0], titles[1]), head = made[0], rows = made[1];
       if (!rows.length) return;
       var cap = plainText(t.name) || "trace " + (k + 1);
       if (rows.length > MAX_ROWS) {

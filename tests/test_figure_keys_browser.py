@@ -111,7 +111,8 @@ PAGE_TABLES = """async i => {
     Array.from(t.querySelectorAll('thead th')).map(text),
     Array.from(t.querySelectorAll('tbody tr')).map(r => Array.from(r.querySelectorAll('td')).map(text))]);
 }"""
-#: The figure's present traces and axis titles, as plain JSON (what a11y.data_table reads).
+#: The figure's present traces and every axis's title, as plain JSON (what a11y.data_table
+#: reads).
 PAGE_SPEC = """i => {
   const gd = document.querySelectorAll('.book-figure .js-plotly-plot')[i];
   const plainArr = v => (v != null && typeof v === 'object' && typeof v.length === 'number')
@@ -119,13 +120,15 @@ PAGE_SPEC = """i => {
   const data = gd.data.map(t => {
     const o = {};
     for (const k of ['type', 'name', 'x', 'y', 'z', 'text', 'hoverinfo', 'showlegend', 'visible',
-                     'header', 'cells', 'customdata', 'meta'])
+                     'header', 'cells', 'customdata', 'meta', 'xaxis', 'yaxis'])
       if (t[k] !== undefined) o[k] = plainArr(t[k]);
     for (const k of ['header', 'cells']) if (t[k]) o[k] = {values: plainArr(t[k].values)};
     return o;
   });
-  const title = a => (gd.layout[a] || {}).title;
-  return {data, layout: {xaxis: {title: title('xaxis')}, yaxis: {title: title('yaxis')}}};
+  const layout = {};           // every axis's title (a trace on x2 reads xaxis2's)
+  for (const a of Object.keys(gd.layout).filter(a => /^[xy]axis\d*$/.test(a)))
+    layout[a] = {title: (gd.layout[a] || {}).title};
+  return {data, layout};
 }"""
 
 

@@ -43,6 +43,23 @@ def test_the_data_table_lists_each_data_trace():
     assert a11y.data_table({"data": [FIG["data"][2]], "layout": {}}) == ""
 
 
+def test_each_panel_is_labelled_with_its_own_axes():
+    """A trace on the second panel (xaxis "x2") takes that panel's titles, not the
+    first's (the intensity knob's time panel was labelled "intensity" and "FLOP/s")."""
+    fig = {"data": [{"type": "scatter", "name": "rate", "x": [1], "y": [2]},
+                    {"type": "scatter", "name": "time", "x": [3], "y": [4],
+                     "xaxis": "x2", "yaxis": "y2"},
+                    {"type": "scatter", "name": "bare", "x": [5], "y": [6],
+                     "xaxis": "x3", "yaxis": "y3"}],
+           "layout": {"xaxis": {"title": {"text": "intensity"}}, "yaxis": {"title": "FLOP/s"},
+                      "xaxis2": {"title": {"text": "k"}}, "yaxis2": {"title": {"text": "s"}}}}
+    heads = re.findall(r"<thead><tr>(.*?)</tr></thead>", a11y.data_table(fig))
+    assert [re.findall(r">([^<]*)</th>", h) for h in heads] == \
+        [["intensity", "FLOP/s"], ["k", "s"], ["x", "y"]]
+    words = a11y.step_words("n", "1", fig["data"], [1], fig["layout"])
+    assert words == "n 1: time: k 3, s 4"
+
+
 def test_a_long_trace_is_sampled_and_says_so():
     fig = {"data": [{"type": "scatter", "name": "curve", "x": list(range(100)),
                      "y": list(range(100))}], "layout": {}}

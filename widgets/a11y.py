@@ -96,6 +96,19 @@ def axis_titles(layout: dict) -> tuple[str, str]:
             _title((layout.get("yaxis") or {}).get("title")))
 
 
+def trace_axis_titles(layout: dict, trace: dict) -> tuple[str, str]:
+    """(x title, y title) of the axes ``trace`` is drawn on: its ``xaxis`` "x2" is the
+    layout's ``xaxis2`` ("" where that axis has no title: a second panel's numbers are not
+    labelled with the first panel's titles)."""
+    _mapping("layout", layout)
+    out = []
+    for key, default in (("xaxis", "x"), ("yaxis", "y")):
+        ref = trace.get(key) if isinstance(trace.get(key), str) else default
+        axis = layout.get(key + ref[1:]) if ref.startswith(default) else None
+        out.append(_title((axis or {}).get("title")))
+    return out[0], out[1]
+
+
 def _shown(trace: dict) -> bool:
     """Whether a trace carries data a reader reads (diagram frames and decorations, drawn
     with hoverinfo "skip" and no legend entry, carry none)."""
@@ -203,12 +216,11 @@ def data_table(spec: dict) -> str:
     each step, by the same rules."""
     _mapping("spec", spec)
     data, layout = spec.get("data") or [], spec.get("layout") or {}
-    x_title, y_title = axis_titles(layout)
     tables = []
     for k, trace in enumerate(data):
         if not _shown(trace):
             continue
-        head, rows = _columns(trace, x_title, y_title)
+        head, rows = _columns(trace, *trace_axis_titles(layout, trace))
         if not rows:
             continue
         name = plain(trace.get("name")) or f"trace {k + 1}"
@@ -266,10 +278,10 @@ def step_words(label: str, value_text: str, traces: list[dict], moved: list[int]
             isinstance(j, int) and not isinstance(j, bool) and 0 <= j < len(traces) for j in moved):
         raise ValueError(f"moved must list indices into traces (0 to {len(traces) - 1}), "
                          f"got {show(moved)}")
-    x_title, y_title = axis_titles(layout)
     said = []
     for j in moved:
         t = traces[j]
+        x_title, y_title = trace_axis_titles(layout, t)
         if not _shown(t):
             if isinstance(t.get("meta"), dict) and t["meta"].get("role") == "axis labels":
                 continue      # an axis's tick labels drawn as text: the axis, not a result
