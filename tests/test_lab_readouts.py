@@ -168,6 +168,18 @@ def test_pcie_model_round_trip_matches_the_recorded_model():
             assert row[2] == "275 ms"
 
 
+def test_a_pcie_cpu_add_with_a_fresh_result_says_so():
+    """The H200's recorded run (2026-11-30) timed x + y with a fresh 1 GB result; a run of
+    the lab as it is now records a preallocated output and needs no such note."""
+    old = results.load("pcie", "H200")
+    assert "cpu_add" not in old["params"]
+    assert "fresh 1 GB result" in _row(readouts.table_html("pcie", [old]), "The CPU doing")[0]
+    new = copy.deepcopy(old)
+    new["params"]["cpu_add"] = "preallocated output"
+    assert _row(readouts.table_html("pcie", [new]), "The CPU doing")[0] == \
+        "The CPU doing the add itself"
+
+
 def test_linear_batch_bend_is_where_intensity_meets_the_ridge():
     r = results.load("linear_batch", "H200")
     s = r["summary"]
