@@ -14,7 +14,9 @@ Inside, the check sees:
   :data:`SHM_BYTES`); everything else is read-only: ``/dev`` (whose tmpfs has no size
   limit: pages a check wrote there would count against no limit of its own), the root
   that holds the folders above each bind, every mount below a bind
-  (``/sys/fs/cgroup`` under ``/sys``), and ``/proc``. This matters most when the grader
+  (``/sys/fs/cgroup`` under ``/sys``), and ``/proc`` (on a GPU, whose driver writes
+  under it, its :data:`PROC_READ_ONLY` parts: ``/proc/sys``, ``/proc/sysrq-trigger``,
+  ...). This matters most when the grader
   is root: a user namespace made by root maps the check's user to root outside, and the
   kernel's settings under ``/proc/sys`` (``kernel.core_pattern``: a command the host runs
   as root when a process crashes) or cgroup v1's ``release_agent`` check no more than the
@@ -75,6 +77,11 @@ MEMORY_BYTES = 4 * 2 ** 30
 OUTPUT_BYTES = 64 * 2 ** 20
 #: Size of the check's tmpfs, bytes (also the largest file it can hand back).
 TMPFS_BYTES = 512 * 2 ** 20
+#: What of /proc stays read-only where /proc itself cannot be: the host's kernel settings
+#: and what reaches its hardware (Docker's read-only set). On a GPU the CUDA driver's
+#: initialisation writes under /proc (cuInit fails with CUDA_ERROR_OPERATING_SYSTEM on a
+#: read-only /proc: seen on an H100, 2026-12-07), so there /proc is writable but these.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 #: Size of the check's ``/dev/shm``, bytes.
 SHM_BYTES = 64 * 2 ** 20
 #: Processes and threads a check may have at once (the simulator runs a block's threads as
@@ -254,8 +261,8 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
-            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+            "--clearenv", "--proc", "/proc", *([] if gpu else ["--remount-ro", "/proc"]),
+            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += _system()
     for rel in code:
         src = root / rel
@@ -275,6 +282,8 @@ def _argv(command: list[str], *, root: pathlib.Path, submission: pathlib.Path | 
             args += ["--dev-bind", dev, dev]
         if os.path.isdir("/sys"):
             args += ["--ro-bind", "/sys", "/sys"]
+        for p in PROC_READ_ONLY:            # /proc writable for the driver, but these
+            args += ["--ro-bind-try", f"/proc/{p}", f"/proc/{p}"]
     args += ["--remount-ro", "/dev"]         # after the GPU's device nodes are bound in it
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
@@ -485,7 +494,8 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
     new user (root mapped to the grader), mount, PID, network, IPC and UTS namespaces; a
     trusted shell mounts a tmpfs at ``base`` (an empty folder of the grader's), binds into
     it read-only what :func:`_argv` binds (each mount below a bind made read-only too),
-    mounts the check's sized tmpfs and a fresh read-only /proc, then ``chroot``s there and drops every capability (``setpriv``: empty bounding
+    mounts the check's sized tmpfs and a fresh read-only /proc (on a GPU, writable but
+    :data:`PROC_READ_ONLY`), then ``chroot``s there and drops every capability (``setpriv``: empty bounding
     and inheritable sets, no new privileges) before the command runs, as PID 1 of the
     namespace: it cannot mount, unmount or remount anything, and nothing outlives it."""
     q = shlex.quote
@@ -527,7 +537,13 @@ def _unshare_argv(command: list[str], *, root: pathlib.Path, base: pathlib.Path,
         bind(str(submission), f"{CHECK}/{inside_name}")
     for src, seen in _python_paths():  # after /check's tmpfs (it would hide a Python there)
         bind(src, seen)
-    lines.append('mkdir -p "$R/proc" && mount -t proc -o ro proc "$R/proc"')
+    lines.append('mkdir -p "$R/proc" && mount -t proc ' + ("" if gpu else "-o ro ")
+                 + 'proc "$R/proc"')
+    if gpu:                                  # /proc writable for the driver, but these
+        for p in PROC_READ_ONLY:
+            at = q(f"/proc/{p}")
+            lines.append(f'if [ -e "$R"{at} ]; then mount --bind "$R"{at} "$R"{at}; '
+                         f'mount -o remount,bind,ro "$R"{at}; fi')   # (set -e: each one)
     for dev in ("null", "zero", "random", "urandom", "tty"):
         if os.path.exists(f"/dev/{dev}"):
             bind(f"/dev/{dev}", f"/dev/{dev}", dev=True)

@@ -124,10 +124,18 @@ def test_every_mount_a_check_sees_is_read_only_but_its_own(backend, gpu, tmp_pat
         assert "/sys" in {point for point, _ in mounts}
     devices = {f"/dev/{d}" for d in ("null", "zero", "full", "random", "urandom", "tty")}
     devices |= set(sandbox.gpu_devices())
+    # on a GPU /proc itself is writable (the CUDA driver's cuInit fails on a read-only
+    # one), and the parts of it that reach the host are read-only mounts of their own
+    own = WRITABLE + (("/proc",) if gpu else ())
     writable = [(point, options) for point, options in mounts
                 if "ro" not in options.split(",")
-                and point not in WRITABLE and point not in devices]
+                and point not in own and point not in devices]
     assert writable == [], f"{backend}: writable mounts inside the sandbox: {writable}"
+    if gpu:
+        ro = {point for point, options in mounts if "ro" in options.split(",")}
+        assert {f"/proc/{p}" for p in sandbox.PROC_READ_ONLY
+                if os.path.exists(f"/proc/{p}")} <= ro, mounts
+        assert "/proc/sys" in ro, mounts
 
 
 #: Opens each of the host's kernel settings for writing (writes nothing: opening is
@@ -144,13 +152,14 @@ for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/stat_interval',
 """
 
 
+@pytest.mark.parametrize("gpu", [False, True], ids=["simulator", "gpu"])
 @pytest.mark.parametrize("backend", _backends())
-def test_a_check_cannot_open_the_hosts_kernel_settings(backend, tmp_path, monkeypatch):
+def test_a_check_cannot_open_the_hosts_kernel_settings(backend, gpu, tmp_path, monkeypatch):
     """Meaningful where the grader is root (CI, most grading machines): as another user the
-    files' own permissions refuse it anyway."""
+    files' own permissions refuse it anyway. On a GPU too, where /proc is writable."""
     _use(backend, monkeypatch)
-    got = sandbox.run([sys.executable, "-c", KERNEL_SETTINGS], tmp_path, root=ROOT,
-                      limits=sandbox.Limits(wall_s=60))
+    got = sandbox.run([sys.executable, "-c", KERNEL_SETTINGS], tmp_path, root=ROOT, gpu=gpu,
+                      limits=sandbox.Limits(wall_s=60, memory_bytes=None))
     assert got.returncode == 0, got.stderr[-2000:]
     assert "REFUSED /proc/sys/kernel/core_pattern" in got.stdout, got.stdout
     assert "OPENED" not in got.stdout, got.stdout
