@@ -126,7 +126,7 @@ PAGE_SPEC = """i => {
     return o;
   });
   const layout = {};           // every axis's title (a trace on x2 reads xaxis2's)
-  for (const a of Object.keys(gd.layout).filter(a => /^[xy]axis\d*$/.test(a)))
+  for (const a of Object.keys(gd.layout).filter(a => /^[xy]axis\\d*$/.test(a)))
     layout[a] = {title: (gd.layout[a] || {}).title};
   return {data, layout};
 }"""
