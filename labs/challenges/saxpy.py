@@ -1,10 +1,12 @@
 """Write SAXPY, out = a * x + y, and bring it to the copy roof.
 
-The starter launches one thread per element and leaves the body empty. Fill it in, so
-that the check passes, then time it: SAXPY does 2 FLOPs for 12 bytes (read x and y, write
-out), an intensity of 1/6 FLOP/byte, far below any GPU's ridge, so its time is set by
-the bytes over the DRAM bandwidth: the verdict's reference time is those bytes at the
-measured copy rate, and it reports your share of it.
+The starter launches one thread per element and leaves the body empty. Before you fill
+it in, count: how many FLOPs and how many bytes of DRAM traffic does one element cost,
+what intensity is that, and which side of your GPU's ridge does it sit on? Write the
+time you expect for the full size from the copy rate. Then fill the body in, so that
+the check passes, and time it: the verdict's reference time is the operation's bytes at the
+measured copy rate, and it reports your share of it; its D/B term is the time your count
+predicts, so compare the two.
 
 The mechanism the check measures is the one this chapter's knob relies on: every warp
 reads and writes whole 32-byte sectors, one sector per 32 useful bytes, and nothing is
