@@ -10,7 +10,8 @@ was taken) above the listing, so the file says where it came from.
 
 Nothing else here needs a GPU: :func:`instructions` reads either tool's listing,
 :func:`loops` finds each backward branch and the instructions it repeats, and
-:func:`loop_summary` counts them by opcode. Imports neither torch nor plotly.
+:func:`loop_summary` counts them by opcode, :func:`register_count` reads a kernel's
+registers a thread. Imports neither torch nor plotly.
 """
 from __future__ import annotations
 
@@ -113,6 +114,20 @@ def loop_summary(body: list[Instruction], work: str = "FFMA") -> dict:
             "instructions_per_step": len(body) / steps if steps else None,
             "opcodes": dict(ops.most_common()), "work": work,
             "first_address": body[0].address, "last_address": body[-1].address}
+
+
+_REGCOUNT = re.compile(r"EIATTR_REGCOUNT\b.*?index@\([^)]*\)\s*/\*[0-9a-fA-F]+\*/\s*"
+                       r"\.word\s+0x(?P<n>[0-9a-fA-F]+)", re.S)
+
+
+def register_count(listing: str) -> int | None:
+    """Registers a thread of the kernel uses, from the ``EIATTR_REGCOUNT`` attribute of its
+    ``nvdisasm`` listing (the word after the kernel's index); None where the listing has
+    none (``cuobjdump -sass`` prints no attributes)."""
+    if not isinstance(listing, str):
+        raise ValueError(f"listing must be SASS text; got {type(listing).__name__}")
+    m = _REGCOUNT.search(listing)
+    return int(m["n"], 16) if m else None
 
 
 def work_loops(text: str, work: str = "FFMA") -> list[dict]:

@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 from labs import l2fetch, sass
+from labs.results import RESULTS_DIR as RESULTS
 
 profile = importlib.import_module("labs.profile")
 
@@ -72,6 +73,21 @@ def test_excerpt_and_record_round_trip():
     assert ex.splitlines()[0] == "/*0010*/ FFMA R0, R0, R3, R4;" and len(ex.splitlines()) == 8
     with pytest.raises(ValueError, match="no kernel"):
         sass.kernel_listing(text, "other")
+
+
+def test_register_count_reads_the_attribute_of_an_nvdisasm_listing():
+    # The shape nvdisasm prints (the recorded H200 file has it: 0x14 for `diverge`), by hand.
+    nvinfo = ("\t//----- nvinfo : EIATTR_MAX_THREADS\n\t.align 4\n"
+              "\t//----- nvinfo : EIATTR_REGCOUNT\n\t.align\t\t4\n"
+              "        /*0000*/ \t.byte\t0x04, 0x2f\n        /*0002*/ \t.short\t(.L_1 - .L_0)\n"
+              "\t.align\t\t4\n.L_0:\n        /*0004*/ \t.word\tindex@(_Z1kPf)\n"
+              "        /*0008*/ \t.word\t0x00000028\n")
+    assert sass.register_count(nvinfo + NVDISASM) == 40
+    assert sass.register_count(CUOBJDUMP) is None
+    recorded = (RESULTS / "H200" / "divergence_sass.txt").read_text()
+    assert sass.register_count(sass.kernel_listing(recorded, "one_in_k")) == 18
+    with pytest.raises(ValueError, match="listing"):
+        sass.register_count(None)
 
 
 def test_bad_input_names_the_argument():

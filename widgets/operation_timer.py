@@ -45,11 +45,11 @@ class OperationTimer(View):
     """CPU and GPU side by side for one operation; a size slider; PCIe on or off."""
 
     name = "operation-timer"
-    height = 460
+    height = 490
     # between the two panels, under the bars' time axis: off the bars and the curves
-    legend = {"orientation": "h", "x": 0.0, "y": 0.575, "xanchor": "left", "yanchor": "top"}
+    legend = {"orientation": "h", "x": 0.0, "y": 0.53, "xanchor": "left", "yanchor": "top"}
     TOP = (0.66, 1.0)      # the bars' panel, as a fraction of the plot's height
-    BOTTOM = (0.0, 0.40)   # the curves' panel
+    BOTTOM = (0.0, 0.38)   # the curves' panel
     PAD = 0.9              # decades left right of the longest bar for the totals
 
     def __init__(self, op: str = "vector_add", gpu: str | Machine = "T4",
@@ -161,7 +161,7 @@ class OperationTimer(View):
         sizes = curve_sizes(s["op"])
         h = self.height
         return {"barmode": "group", "bargap": 0.25,
-                "xaxis": axes.log_axis("s", 10 ** a, 10 ** b, None, length_px=self.plot_px(),
+                "xaxis": axes.log_axis("s", 10 ** a, 10 ** b, "time", length_px=self.plot_px(),
                                        domain=[0, 1], anchor="y"),
                 "yaxis": {"domain": list(self.TOP), "anchor": "x", "autorange": "reversed"},
                 "xaxis2": axes.log_axis("", sizes[0] / 1.3, sizes[-1] * 1.3, "size n",

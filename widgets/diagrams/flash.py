@@ -72,7 +72,7 @@ class FlashLoop(Diagram):
             sh.append(rect(x0, y0, x1, y1, FILL["cool"], "onchip"))
             notes.append(label((x0 + x1) / 2, (y0 + y1) / 2, what, size=11))
         tb = softmax.tile_bytes(self.block, self.block, self.d, self.e)
-        notes.append(label(75, 6, f"on chip: {units.si(tb, 'B', 3)} per block pair", size=11))
+        notes.append(label(75, 6, f"on chip: {tb / 1024:.0f} KiB per block pair", size=11))
         notes.append(arrow(42, 60, 52, 60, name="load"))
         return sh, notes
 
