@@ -43,13 +43,15 @@ book: $(STAMP)
 
 # pytest on every core (pytest-xdist; tests/conftest.py keeps a module whose tests share a
 # costly fixture on one worker), each test under its kind's time ceiling (pytest-timeout),
-# and the ten slowest tests printed at the end. One worker more than cores: the browser,
-# notebook and sandbox tests spend part of their time waiting on their child processes
-# (a clean-clone CI with two workers on two cores kept the cores 40% busy: 20.3 CPU minutes
-# in 25.4 wall minutes).
-WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$((n + 1)))
+# and the ten slowest tests printed at the end. One worker a core: the cores are busy all
+# through pytest (/proc/stat sampled every 10 s in a clean-clone CI: 96-100%), and a third
+# worker on two cores made the run slower, not faster.
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
-test: book colab-env axe
+# The book, the Colab-faithful runtime and axe-core are made side by side (the build executes
+# the chapters on one core while pip fills .venv-colab on the other), then the tests run.
+test: $(STAMP)
+	@$(MAKE) --no-print-directory -j3 book colab-env axe
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --durations=10 tests
 
 # axe-core (the accessibility checker tests/test_axe.py injects into every page), from the npm

@@ -2,8 +2,9 @@
 
 y = softmax(x) along each row of a rows x 4096 float32 matrix. The starter is the
 textbook three passes: one over the row for its maximum, one for the sum of
-exp(x - max), one to write exp(x - max) / sum; each pass reads the row again, 12 bytes
-read per element where the operation needs 4 (``perfmodel.ops.softmax``: read x once,
+exp(x - max), one to write exp(x - max) / sum; each pass reads the row again: 12 bytes
+of reads asked of memory per element where the operation reads 4 (the caches catch some
+of the re-reads, but each is still a request; ``perfmodel.ops.softmax``: read x once,
 write y once, 8 bytes). Read each row once: let each of a block's 256 threads hold its
 16 values in registers (four ``load4``, 256 groups of 16 bytes apart, so a warp's loads
 are whole sectors), compute its own maximum m and sum l, then combine the threads'
