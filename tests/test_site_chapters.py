@@ -80,8 +80,8 @@ def _controls(p, i):
 def _changed(p, i, before, wait_ms: int = 3000) -> bool:
     """Whether the i-th figure's traces differ from ``before`` within ``wait_ms`` (polled:
     a step on a loaded machine can take longer than a fixed pause)."""
-    for _ in range(max(1, wait_ms // 250)):
-        p.page.wait_for_timeout(250)
+    for _ in range(max(1, wait_ms // 100)):
+        p.page.wait_for_timeout(100)
         if _snapshot(p, i) != before:
             return True
     return False
