@@ -7,8 +7,9 @@ the timed size it is wrong as well. A float32 has 24 bits of significand, so abo
 running sum that large rounds back to the same sum: the starter's one accumulator stops
 at 16,777,216 while the true sum of 2^27 floats between 0 and 1 is about 67 million.
 A reduction reads 4 bytes per FLOP (``perfmodel.ops.reduction``), so its reference time
-is the read of x at the measured copy rate. Give each thread many elements (a grid-stride loop over
-16-byte loads through ``load4(x, i)``, which returns floats 4i to 4i + 3, about one wave of blocks: 1024 blocks of 256 threads),
+is the read of x at the measured copy rate. Give each thread many elements (a
+grid-stride loop over 16-byte loads through ``load4(x, i)``, which returns floats 4i to
+4i + 3, about one wave of blocks: 1024 blocks of 256 threads),
 add them in a register, combine the 32 lanes of a warp with
 ``cuda.shfl_down_sync(0xffffffff, v, d)`` for d = 16, 8, 4, 2, 1, combine the warps of a
 block through shared memory, and issue one atomic per block. Each register then sums a
