@@ -5,8 +5,8 @@ it in, count: how many FLOPs and how many bytes of DRAM traffic does one element
 what intensity is that, and which side of your GPU's ridge does it sit on? Write the
 time you expect for the full size from the copy rate. Then fill the body in, so that
 the check passes, and time it: the verdict's reference time is the operation's bytes at the
-measured copy rate, and it reports your share of it; its D/B term is the time your count
-predicts, so compare the two.
+measured copy rate, and it reports that reference time as a share of yours; its D/B term
+is the time your count predicts, so compare it with the time you wrote down.
 
 The mechanism the check measures is the one this chapter's knob relies on: every warp
 reads and writes whole 32-byte sectors, one sector per 32 useful bytes, and nothing is
