@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, SITE
+from conftest import ROOT, SITE, open_tab
 from exercises import all_exercises, check
 
 pytestmark = pytest.mark.browser
@@ -35,13 +35,19 @@ TYPED = [
 
 
 @pytest.fixture(scope="module")
-def tab(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(WAIT_MS)
-    ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server) else r.abort())
-    page = ctx.new_page()
+def _tab(site_tabs, server):
+    page, _ = open_tab(site_tabs, server)
+    page.set_default_timeout(WAIT_MS)
     yield page
-    ctx.close()
+    page.close()
+
+
+@pytest.fixture
+def tab(_tab):
+    """The module's tab, in front of any opened since (a tab behind another draws no frame:
+    its transitions and animation frames stand still)."""
+    _tab.bring_to_front()
+    return _tab
 
 
 def _tab_to(page, target: str, limit: int = 25) -> None:

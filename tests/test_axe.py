@@ -21,7 +21,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, SITE, bounded
+from conftest import ROOT, SITE, bounded, open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -58,22 +58,14 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="session")
-def axe_tabs(browser, server, axe_source):
-    """{width: a browser page with axe-core injected into every document it opens}, one
-    context per width, light theme on load, no request leaving the local server."""
-    contexts, tabs = [], {}
-    for width in WIDTHS:
-        ctx = browser.new_context(viewport={"width": width, "height": 900})
-        contexts.append(ctx)
-        ctx.add_init_script("localStorage.setItem('theme', 'light');"
-                            "localStorage.setItem('mode', 'light');")
-        ctx.add_init_script(axe_source)
-        ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server)
-                  else r.abort())
-        tabs[width] = ctx.new_page()
+def axe_tabs(site_tabs, server, axe_source):
+    """{width: a tab with axe-core injected into every document it opens}, light theme on
+    load, offline (conftest's Chromium reaches nothing but the local server)."""
+    tabs = {width: open_tab(site_tabs, server, width, 900, "light", init_script=axe_source)[0]
+            for width in WIDTHS}
     yield tabs
-    for ctx in contexts:
-        ctx.close()
+    for tab in tabs.values():
+        tab.close()
 
 
 def audit(tab) -> list[dict]:
@@ -117,6 +109,7 @@ def test_axe_reports_what_it_should(axe_tabs):
     against the 4.5:1 WCAG AA asks of body text) and a button that shows "Send" but is
     named "Go" (label-content-name-mismatch, serious, the rule the test turns on)."""
     tab = axe_tabs[WIDTHS[0]]
+    tab.bring_to_front()
     tab.set_content('<html lang="en"><head><title>t</title></head><body><main><h1>t</h1>'
                     '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                     '<p style="color:#aaa;background:#fff">faint text</p>'
@@ -131,7 +124,8 @@ def test_axe_reports_what_it_should(axe_tabs):
 @pytest.mark.parametrize("page", PAGES)
 def test_no_violation(axe_tabs, server, page, width):
     tab = axe_tabs[width]
-    tab.goto(f"{server}/{page}", wait_until="load")
+    tab.bring_to_front()        # a tab behind another draws no frame: the theme's colour
+    tab.goto(f"{server}/{page}", wait_until="load")    # transitions would stand still
     n = tab.locator(".book-figure").count()
     if n:
         tab.wait_for_function(

@@ -316,7 +316,7 @@ def test_every_figure_on_the_site_has_a_name_and_a_description(open_page, site):
                 if role == "figure" and len(ax["description"].split()) < 4:
                     problems.append(f"{path}: a figure's description is {ax['description']!r}")
         assert p.errors == [] and p.blocked == [], path
-        p.page.context.close()      # one page at a time: 17 pages of figures weigh
+        p.page.close()      # one page at a time: 17 pages of figures weigh
     assert problems == [], "\n".join(problems[:40])
     assert figures >= 40
 

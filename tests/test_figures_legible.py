@@ -87,7 +87,7 @@ def test_every_figure_is_legible(site, open_page, part):
                 probs = legibility.problems(fig)
                 if probs:
                     found[f"{path} {fig['id']} ({width} px, {theme})"] = probs
-        p.page.context.close()
+        p.page.close()
     assert not found, _report(found, f"of {seen} figure views on {len(pages)} pages")
 
 
@@ -108,10 +108,10 @@ def test_a_narrowed_window_draws_what_a_narrow_one_loads(open_page, path):
     resize, moving every label.)"""
     fresh = open_page(path, width=WIDTHS[1], height=900, theme=THEMES[0])
     want = _placed(fresh.page.evaluate(legibility.PROBE))
-    fresh.page.context.close()
+    fresh.page.close()
     p = open_page(path, width=WIDTHS[0], height=900, theme=THEMES[0])
     looked = list(views(p))
-    p.page.context.close()
+    p.page.close()
     width, theme, figures = looked[-1]
     assert (width, theme) == (WIDTHS[1], THEMES[0])
     got = _placed(figures)
@@ -235,5 +235,5 @@ def test_every_diagram_is_legible(site, open_page):
                 found[f"{name} ({width} px, {theme})"] = probs
         assert seen == want, (f"diagrams not drawn on the gallery ({width} px, {theme}): "
                               f"{sorted(want - seen)}")
-    p.page.context.close()
+    p.page.close()
     assert not found, _report(found, "diagram views")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import open_tab
+
 pytestmark = pytest.mark.browser
 
 PAGES = ("intro.html", "appendix/gallery.html")
@@ -28,26 +30,23 @@ MOTION = """() => {
 }"""
 
 
-def motion(browser, server, path: str, reduced: str) -> dict:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion=reduced)
+def motion(site_tabs, server, path: str, reduced: str) -> dict:
+    page, _ = open_tab(site_tabs, server, reduced_motion=reduced)
     try:
-        page = ctx.new_page()
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server)
-                   else r.abort())
         page.goto(f"{server}/{path}", wait_until="load")
         return page.evaluate(MOTION)
     finally:
-        ctx.close()
+        page.close()
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_reduced_motion_stills_the_site(browser, server, path):
-    still = motion(browser, server, path, "reduce")
+def test_reduced_motion_stills_the_site(site_tabs, server, path):
+    still = motion(site_tabs, server, path, "reduce")
     # 0.01 ms is the stylesheet's stand-in for none (transitionend still fires).
     assert still["transition"] <= 1e-4 and still["animation"] <= 1e-4, still
     assert still["scroll"] == "auto"
 
 
-def test_without_the_request_the_theme_keeps_its_transitions(browser, server):
-    moving = motion(browser, server, PAGES[0], "no-preference")
+def test_without_the_request_the_theme_keeps_its_transitions(site_tabs, server):
+    moving = motion(site_tabs, server, PAGES[0], "no-preference")
     assert moving["transition"] >= 0.1, moving
