@@ -120,6 +120,17 @@
     if (!window.Plotly) { console.error("plotly.js did not load"); return; }
     if (!window.bookPlotlyStep) { console.error("book-plotly-step.js did not load"); return; }
     holders.forEach(draw);
+    window.addEventListener("load", stopIconWatch);
+  }
+  // Font Awesome (the theme's icons) watches every change to the page, attributes
+  // included, for icons to draw: a slider step changes hundreds of a figure's nodes, each
+  // one a record for its watcher to read (0.4 ms of script a step, and the records' cost
+  // in the browser). Every icon of this site is in its HTML and is drawn from the first
+  // scan, made before the page's load event: the watch is stopped then, on pages of
+  // figures.
+  function stopIconWatch() {
+    var fa = window.FontAwesome;
+    if (fa && typeof fa.noAuto === "function") fa.noAuto();
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);

@@ -50,6 +50,30 @@ SPREAD = {"test_figures_legible", "test_axe", "test_site_chapters", "test_site_p
           "test_figure_keys_browser", "test_site_dark"}
 
 
+#: Run first, longest first (pytest-xdist hands out groups and spread tests in the order
+#: they are collected): a module of one group, or one spread test, that takes a minute or
+#: more and starts last keeps one worker busy while the other has nothing left (about a
+#: minute of a clean-clone run's end, as test times of three runs replayed show). Test
+#: times (s) of a clean-clone run on 2 cores, 2026-12-07: notebooks 165, widgets in the
+#: browser 129, the challenge engine 99, each half of the legibility sweep 73-88, the
+#: grading command 85, JupyterLab 80, the Colab twins 79, the console 68, the hostile
+#: grader 60, slider steps 57, challenges 51, keyboard steps 50, WebGPU 49, figure names
+#: 43. Prefixes of "module::test".
+LONGEST_FIRST = ("test_notebooks", "test_widgets_browser", "test_challenge_engine",
+                 "test_figures_legible::test_every_figure_is_legible", "test_grade_challenges",
+                 "test_jupyterlab_live", "test_colab_twins", "test_site_console",
+                 "test_grader_hostile", "test_slider_steps_browser", "test_challenges::",
+                 "test_figure_keys_browser::test_every_slider_steps_from_the_keyboard",
+                 "test_webgpu", "test_figure_keys_browser::test_every_figure_on_the_site")
+
+
+def _start_rank(module: str, name: str) -> int:
+    """Where a test starts in the run: its place in LONGEST_FIRST, or after all of them."""
+    key = f"{module}::{name}"
+    return next((i for i, head in enumerate(LONGEST_FIRST) if key.startswith(head)),
+                len(LONGEST_FIRST))
+
+
 # First: pytest-xdist's own hook reads the xdist_group markers (into each test's node id)
 # in this same hook; run after it, the groups were never seen and every module's tests,
 # and so its costly fixtures, were spread over both workers.
@@ -65,6 +89,8 @@ def pytest_collection_modifyitems(config, items):
                 "sweep" if module in SWEEPS else
                 "browser" if item.get_closest_marker("browser") else "unit")
         item.add_marker(pytest.mark.timeout(TIME_CEILING_S[kind]))
+    items.sort(key=lambda item: _start_rank(
+        item.module.__name__.rsplit(".", 1)[-1] if item.module else "", item.name))
 
 
 def bounded(js: str, what: str, seconds: float = PAGE_WAIT_S) -> str:

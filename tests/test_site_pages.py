@@ -24,3 +24,20 @@ def test_page_opens_offline(open_page, page):
         f"{page}: plotly.js {'loaded' if loads_plotly else 'missing'} with {p.figures()} figures"
     assert p.blocked == [], f"requests left the site: {p.blocked}"
     assert p.errors == [], f"console errors: {p.errors}"
+
+
+@pytest.mark.parametrize("page", ["chapters/07_latency.html", "appendix/gallery.html"])
+def test_icons_are_drawn_and_then_no_longer_watched_on_pages_of_figures(open_page, page):
+    """Font Awesome draws every icon of the page's HTML (none is left an <i>), then stops
+    watching the page (book-plotly.js): an icon added afterwards stays an <i>, while on a
+    page without figures the watch goes on and draws it."""
+    add_icon = """() => new Promise(done => {
+        const i = document.createElement('i'); i.className = 'fa-solid fa-sun';
+        document.querySelector('main').appendChild(i);
+        setTimeout(() => done(i.isConnected ? 'left an <i>' : 'drawn'), 500); })"""
+    for path, after in ((page, "left an <i>"), ("appendix/sources.html", "drawn")):
+        p = open_page(path)
+        p.page.wait_for_function("() => document.querySelectorAll('svg.svg-inline--fa').length > 3")
+        assert p.page.evaluate("() => document.querySelectorAll('i[class*=fa-]').length") == 0
+        assert p.page.evaluate(add_icon) == after, path
+        p.page.close()
