@@ -57,6 +57,39 @@ def _webgpu_only_where_needed(app, pagename, templatename, context, doctree) -> 
     _drop_script_unless(context, "book-webgpu.js", 'class="book-webgpu"')
 
 
+#: The site's index.html: a redirect to the book's first page (what Jupyter Book writes
+#: when the build wrote none), with the site's icon, so that no browser asks the server
+#: for a /favicon.ico it does not have (a 404 in the console of a reader who opens the
+#: site's root), a title, and a link for a reader whose browser does not follow it.
+REDIRECT_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Refresh" content="0; url={target}">
+<link rel="icon" href="{icon}">
+<title>{title}</title>
+</head>
+<body><p><a href="{target}">{title}</a></p></body>
+</html>
+"""
+
+
+def _write_index_redirect(app, exception) -> None:
+    """Write _build/html/index.html (REDIRECT_PAGE) where the book's first page is not
+    index itself; Jupyter Book then leaves the file as it is."""
+    if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
+        return
+    from html import escape
+
+    icon = app.config.html_favicon
+    page = REDIRECT_PAGE.format(
+        target=escape(app.builder.get_target_uri(app.config.root_doc)),
+        icon=escape("_static/" + os.path.basename(icon)) if icon else "data:,",
+        title=escape(app.config.html_title or app.config.project))
+    with open(os.path.join(app.outdir, "index.html"), "w", encoding="utf-8") as f:
+        f.write(page)
+
+
 def setup(app):
     # The notebooks this build executes inherit the environment: the book's widgets then
     # emit only their static figure and create no ipywidget, so no notebook holds widget
@@ -69,4 +102,5 @@ def setup(app):
     app.connect("config-inited", _add_plotly_static)
     app.connect("html-page-context", _plotly_only_where_needed)
     app.connect("html-page-context", _webgpu_only_where_needed)
+    app.connect("build-finished", _write_index_redirect)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -41,3 +41,17 @@ def test_icons_are_drawn_and_then_no_longer_watched_on_pages_of_figures(open_pag
         assert p.page.evaluate("() => document.querySelectorAll('i[class*=fa-]').length") == 0
         assert p.page.evaluate(add_icon) == after, path
         p.page.close()
+
+
+def test_the_root_redirects_to_the_first_page_and_names_the_icon(open_page):
+    """index.html sends a reader to intro.html and declares the site's icon, so no
+    browser asks for a /favicon.ico the site does not have (a 404 in the console)."""
+    import re
+
+    html = (SITE / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'http-equiv="Refresh" content="0; url=intro.html"', html), html
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', html)
+    assert icon and (SITE / icon.group(1)).is_file(), html
+    p = open_page("index.html")
+    p.page.wait_for_url("**/intro.html")
+    assert p.errors == [] and p.blocked == []
