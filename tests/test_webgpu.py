@@ -21,7 +21,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import ROOT, SITE, chromium_path
+from conftest import CHROMIUM_ARGS, ROOT, SITE, chromium_path
 from labs import results as lab_results
 from perfmodel import machines
 
@@ -185,9 +185,7 @@ def webgpu_browser(browser):
     """Headless Chromium with WebGPU on SwiftShader (a CPU implementation of Vulkan),
     launched by the Playwright that runs conftest's browser (one per process)."""
     b = browser.browser_type.launch(executable_path=chromium_path(), headless=True, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", *WEBGPU_FLAGS])
+        *CHROMIUM_ARGS, *WEBGPU_FLAGS])
     yield b
     b.close()
 
