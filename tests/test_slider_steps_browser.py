@@ -57,7 +57,13 @@ STATE = r"""i => {
     });
     return o;
   };
-  return JSON.stringify({full: gd._fullData.map(t => plain(t, 0)),
+  // a table's model (plotly builds it from the trace as it draws it, and its column
+  // blocks and cells keep their parts: what scrolling the table draws again from)
+  const tables = Array.from(gd.querySelectorAll('g.table')).map(g => ({
+    model: plain(g.__data__, 4),
+    blocks: Array.from(g.querySelectorAll('.column-block'), b => plain(b.__data__.values, 0)),
+    cells: Array.from(g.querySelectorAll('.cell-text'), c => plain(c.__data__.value, 0))}));
+  return JSON.stringify({tables: tables, full: gd._fullData.map(t => plain(t, 0)),
                          calc: gd.calcdata.map(cd => cd.map((pt, n) => {
                            const p = plain(pt, 0);
                            if (n === 0) ['height', 'lineHeight', 'width'].forEach(k => delete p[k]);
@@ -180,6 +186,53 @@ def test_every_step_draws_what_restyle_draws(open_page):
           f"{how['replot']} replotted")
     assert problems == [], "\n".join(problems)
     assert how["lean"] > 0, "no step took book-plotly.js's lean path (calc without defaults)"
+    assert p.errors == [] and p.blocked == []
+
+
+#: How each figure's tables were drawn by its steps so far: [figure id, {"inPlace": n,
+#: "plotted": m}] for the figures with a table (book-plotly-step.js notes it).
+TABLE_STEPS = """() => Array.from(document.querySelectorAll('.book-figure')).map(f => {
+  const gd = f.querySelector('.js-plotly-plot');
+  return gd.querySelector('g.table') && (gd.layout.sliders || []).length ?
+    [f.id, gd._bookTableSteps || {inPlace: 0, plotted: 0}, gd._bookTableWhy || null] : null;
+}).filter(Boolean)"""
+
+
+def test_steps_in_a_row_write_tables_as_restyle_draws_them(open_page):
+    """A table's cells rewritten in place (book-plotly-step.js's tablesInPlace) step after
+    step, with no whole replot between: every tick of each figure's first slider in turn,
+    then the figure, its table's model and its plotly state are the ones Plotly.restyle
+    of the last step draws. Each figure with a table and a slider wrote its table in place
+    at every step."""
+    p = open_page(PAGE)
+    page = p.page
+    tables = {fid for fid, _tally, _why in page.evaluate(TABLE_STEPS)}
+    assert len(tables) >= 3, tables            # the book draws tables in several widgets
+    problems = []
+    for i, fid, _n in slider_figures(page):
+        if fid not in tables:
+            continue
+        n = page.evaluate("i => document.querySelectorAll('.book-figure .js-plotly-plot')[i]"
+                          ".layout.sliders[0].steps.length", i)
+        active = page.evaluate("i => document.querySelectorAll('.book-figure .js-plotly-plot')"
+                               "[i].layout.sliders[0].active", i)
+        ticks = [k for k in list(range(n - 1, -1, -1))[:6] if k != active]
+        for k in ticks:
+            page.evaluate(ARM, i)
+            assert click_tick(page, i, 0, k) == "lean", f"{fid} tick {k}"
+        page.wait_for_timeout(50)
+        drawn, state = page.evaluate(SERIALISE, i), page.evaluate(STATE, i)
+        page.evaluate(bounded(RESTYLE, "Plotly.update of the step"), [i, 0, ticks[-1]])
+        page.wait_for_timeout(50)
+        for what, a, b in (("plotly's state", state, page.evaluate(STATE, i)),
+                           ("SVG", drawn, page.evaluate(SERIALISE, i))):
+            if a != b:
+                problems.append(f"{fid} after ticks {ticks}: {what} differs: " + _where(a, b))
+    assert problems == [], "\n".join(problems)
+    tallies = page.evaluate(TABLE_STEPS)
+    assert {fid for fid, _t, _w in tallies} == tables
+    for fid, tally, why in tallies:
+        assert tally["plotted"] == 0 and tally["inPlace"] > 0, (fid, tally, why)
     assert p.errors == [] and p.blocked == []
 
 
