@@ -10,8 +10,14 @@ its last, first and middle tick; after each step
   serialised, restyled with the step's arguments (a whole replot; the axis types its
   layout sets kept), serialised again, and
   the two must be equal; and so must what plotly computed from the data, the full traces
-  and their calcdata (what hover labels and later steps read). Empty text groups (<g class="textpoint"></g>, which draw
-  nothing) are left out of both; plotly keeps or drops them depending on the path.
+  and their calcdata (what hover labels and later steps read), and each table's model
+  with the values its column blocks and cells hold (what scrolling the table redraws
+  from). Empty text groups (<g class="textpoint"></g>, which draw nothing) are left out of
+  both; plotly keeps or drops them depending on the path.
+
+A table's cells are rewritten in place by a step where they can be (tablesInPlace in
+widgets/plotly_step.js); a second test takes each table figure through several steps in a
+row, with no replot between, before it compares.
 
 No timing is asserted here: speed is measured by scripts/bench_widgets.py."""
 from __future__ import annotations
