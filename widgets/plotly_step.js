@@ -325,8 +325,9 @@
   // Redraw the kinds of plot (cartesian, table) that hold a trace the step moved, every
   // trace of them (of a cartesian plot, every trace of the subplots that hold one of
   // ``calced``, the traces calced again, where the step says which), then style the
-  // traces of those kinds. ``writes`` (a lean step's, optional): tables whose step only
-  // rewrote plain cells are written in place instead (tableInPlace).
+  // traces of those kinds (scatter's excepted: see below). ``writes`` (a lean step's,
+  // optional): tables whose step only rewrote plain cells are written in place instead
+  // (tablesInPlace).
   function drawTraces(gd, idx, calced, writes) {
     var fl = gd._fullLayout, styles = [];
     var kinds = idx.map(function (j) { return gd._fullData[j]._module.basePlotModule; });
